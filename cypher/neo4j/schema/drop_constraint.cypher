@@ -1,0 +1,2 @@
+// Drop one GraphMind constraint (wipe).
+DROP CONSTRAINT {{index}} IF EXISTS

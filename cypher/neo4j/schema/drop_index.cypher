@@ -1,0 +1,2 @@
+// Drop one GraphMind index (wipe).
+DROP INDEX {{index}} IF EXISTS

@@ -1,0 +1,3 @@
+// Number of relationships in the graph.
+MATCH ()-[r]->()
+RETURN count(r) AS count

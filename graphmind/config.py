@@ -1,0 +1,149 @@
+"""Settings from environment variables (``GRAPHMIND_*``) and an optional ``graphmind.toml``.
+
+Precedence: explicit arguments, then environment, then the TOML file, then defaults.
+The TOML file may be flat (``llm_model = "..."``) or use one level of tables
+(``[llm] model = "..."`` means ``llm_model``).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from graphmind.embed.spec import EmbedderSpec, parse_embedder
+from graphmind.errors import ConfigError
+
+DEFAULT_STORE = "falkordb-lite://./.graphmind/graph.db"
+FALKORDB_SCHEME = "falkordb-lite://"
+NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+CONFIG_ENV = "GRAPHMIND_CONFIG"
+DEFAULT_CONFIG_FILE = "graphmind.toml"
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """Reads graphmind.toml, flattening one level of tables into ``table_key``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path | None) -> None:
+        super().__init__(settings_cls)
+        self.path = path
+        self.data = self._load()
+
+    def _load(self) -> dict[str, Any]:
+        if self.path is None or not self.path.is_file():
+            return {}
+        try:
+            raw = tomllib.loads(self.path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            raise ConfigError(f"cannot read {self.path}: {exc}") from exc
+        flat: dict[str, Any] = {}
+        for key, value in raw.items():
+            if isinstance(value, dict):
+                for sub, subvalue in value.items():
+                    flat[f"{key}_{sub}"] = subvalue
+            else:
+                flat[key] = value
+        unknown = sorted(set(flat) - set(self.settings_cls.model_fields))
+        if unknown:
+            raise ConfigError(f"{self.path}: unknown setting(s) {', '.join(unknown)}")
+        return flat
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.data)
+
+
+class Settings(BaseSettings):
+    """All GraphMind settings. Environment variable = ``GRAPHMIND_`` + upper-case name."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHMIND_", extra="ignore")
+
+    store: str = Field(DEFAULT_STORE, description="store URI: falkordb-lite://PATH or bolt/neo4j")
+    store_lock_wait: float = Field(0.0, ge=0, description="seconds to wait for a busy store")
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str | None = None
+
+    embedder: str = "sentence-transformers:all-MiniLM-L6-v2"
+    embedding_dim: int | None = Field(None, gt=0)
+    embedder_base_url: str | None = None
+    embedder_api_key: SecretStr | None = None
+
+    llm_provider: Literal["auto", "openai", "llama-cpp"] = "auto"
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_model: str | None = None
+    llm_gguf_path: str | None = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _TomlSource(settings_cls, _config_path()))
+
+    def embedder_spec(self) -> EmbedderSpec:
+        """The configured embedder as recorded in the store."""
+        return parse_embedder(self.embedder, self.embedding_dim)
+
+    def store_target(self) -> StoreTarget:
+        """Parse the store URI into a backend and location."""
+        return parse_store_uri(self.store)
+
+
+@dataclass(frozen=True)
+class StoreTarget:
+    """Where the graph lives: ``falkordb`` with a file path, or ``neo4j`` with a URI."""
+
+    backend: Literal["falkordb", "neo4j"]
+    location: str
+
+
+def parse_store_uri(uri: str) -> StoreTarget:
+    """``falkordb-lite://PATH`` (relative or absolute) or a Neo4j URI."""
+    text = uri.strip()
+    if text.startswith(FALKORDB_SCHEME):
+        path = text[len(FALKORDB_SCHEME) :]
+        if not path:
+            raise ConfigError(f"store URI {uri!r} names no file, e.g. {DEFAULT_STORE}")
+        return StoreTarget("falkordb", str(Path(path).expanduser().resolve()))
+    if text.startswith(NEO4J_SCHEMES):
+        return StoreTarget("neo4j", text)
+    raise ConfigError(
+        f"unsupported store URI {uri!r}: use {FALKORDB_SCHEME}PATH or one of "
+        + ", ".join(s + "HOST:PORT" for s in NEO4J_SCHEMES)
+    )
+
+
+def _config_path() -> Path | None:
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"{CONFIG_ENV} points at {path}, which is not a file")
+        return path
+    return Path(DEFAULT_CONFIG_FILE)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Load settings, turning validation errors into one readable ConfigError."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**clean)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration: {problems}") from exc

@@ -1,0 +1,69 @@
+"""``graphmind doctor``: what store, schema, indexes, embedder and LLM are in use."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from graphmind.config import Settings
+from graphmind.errors import GraphMindError
+from graphmind.store import StoreInfo, open_store
+
+
+@dataclass
+class DoctorReport:
+    """The findings; ``ok`` is false when something blocks building or asking."""
+
+    backend: str
+    location: str
+    embedder: str
+    llm: str
+    store: StoreInfo | None = None
+    relationships: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """No problem found."""
+        return not self.problems
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = asdict(self)
+        data["ok"] = self.ok
+        return data
+
+
+def run_doctor(settings: Settings) -> DoctorReport:
+    """Open (creating if new) the configured store and describe everything in use."""
+    target = settings.store_target()
+    embedder = settings.embedder_spec()
+    report = DoctorReport(
+        backend=target.backend,
+        location=target.location,
+        embedder=f"{embedder.name} (dimension {embedder.dimension})",
+        llm=describe_llm(settings),
+    )
+    try:
+        with open_store(settings) as store:
+            report.store = store.info()
+            report.relationships = store.relationship_count()
+    except GraphMindError as exc:
+        report.problems.append(str(exc))
+        return report
+    pending = [
+        i.name for i in report.store.indexes if i.state.upper() not in ("ONLINE", "OPERATIONAL")
+    ]
+    if pending:
+        report.problems.append("indexes not online: " + ", ".join(pending))
+    return report
+
+
+def describe_llm(settings: Settings) -> str:
+    """Which LLM GraphMind would use, in one line."""
+    if settings.llm_base_url or settings.llm_provider == "openai":
+        base = settings.llm_base_url or "https://api.openai.com/v1"
+        return f"OpenAI-compatible {settings.llm_model or '(no model set)'} at {base}"
+    if settings.llm_gguf_path:
+        return f"llama.cpp in-process, {settings.llm_gguf_path}"
+    return "none configured (set GRAPHMIND_LLM_BASE_URL and GRAPHMIND_LLM_MODEL)"

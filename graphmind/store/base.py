@@ -1,0 +1,367 @@
+"""The one small interface both graph stores implement.
+
+Operations, not a query builder: run a named query, write rows in batches,
+search vectors and text, read a projection for graph algorithms, set up the
+schema, report health. Every query comes from the registry by name.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self
+
+from graphmind.embed.spec import EmbedderSpec
+from graphmind.errors import EmbedderMismatchError, QueryParameterError, StoreError
+from graphmind.store.registry import Backend, QueryRegistry, check_parameters
+from graphmind.store.schema import (
+    META_ID,
+    NODE_LABELS,
+    SCHEMA_VERSION,
+    fulltext_index,
+    vector_index_name,
+)
+
+Row = dict[str, Any]
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    """A node found by vector search; ``similarity`` is in [0, 1], 1 = same direction."""
+
+    id: str
+    similarity: float
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TextHit:
+    """A node found by full-text search; ``score`` is the backend's relevance score."""
+
+    id: str
+    score: float
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """One index or constraint and its state (ONLINE / OPERATIONAL / POPULATING …)."""
+
+    name: str
+    kind: str
+    label: str
+    properties: tuple[str, ...]
+    state: str
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A weighted graph read for client-side algorithms: node ids and weighted edges."""
+
+    nodes: list[str]
+    edges: list[tuple[str, str, float]]
+
+
+@dataclass
+class StoreInfo:
+    """What ``graphmind doctor`` reports about a store."""
+
+    backend: Backend
+    location: str
+    server_version: str
+    edition: str
+    gds: str | None
+    indexes: list[IndexInfo]
+    counts: dict[str, int]
+    meta: dict[str, Any] | None
+
+
+@dataclass
+class QueryResult:
+    """Column names and rows (values converted to plain Python)."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+
+    def records(self) -> list[Row]:
+        """Rows as dicts keyed by column."""
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+class GraphStore(ABC):
+    """A graph store reached only through named queries."""
+
+    backend: Backend
+    location: str
+
+    def __init__(self, registry: QueryRegistry) -> None:
+        self.registry = registry
+
+    # -- the backend's primitives ------------------------------------------------
+    @abstractmethod
+    def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
+        """Run one query atomically; raise QueryFailedError (nothing written) on failure."""
+
+    @abstractmethod
+    def _create_schema(self, embedder: EmbedderSpec) -> None:
+        """Create missing constraints and indexes, one at a time, idempotently."""
+
+    @abstractmethod
+    def indexes(self) -> list[IndexInfo]:
+        """Every index and constraint with its state."""
+
+    @abstractmethod
+    def _server(self) -> tuple[str, str, str | None]:
+        """(server version, edition, GDS version or None)."""
+
+    @abstractmethod
+    def wipe(self) -> None:
+        """Delete every node, relationship, index and constraint of this graph."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection (and, for the embedded store, its lock and server)."""
+
+    # -- operations ------------------------------------------------------------
+    def run(
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        write: bool = False,
+        **slots: str,
+    ) -> list[Row]:
+        """Run the named query and return its records."""
+        text = self.registry.render(name, **slots)
+        given = dict(params or {})
+        check_parameters(name, text, given)
+        return self._execute(text, given, write=write).records()
+
+    def run_text(self, text: str, params: Mapping[str, Any] | None = None) -> QueryResult:
+        """Run a user's own read-only query (``graphmind cypher``)."""
+        given = dict(params or {})
+        check_parameters("<query>", text, given)
+        return self._execute(text, given, write=False)
+
+    def write_rows(
+        self,
+        name: str,
+        rows: Sequence[Mapping[str, Any]],
+        *,
+        batch_size: int = 1000,
+        params: Mapping[str, Any] | None = None,
+        **slots: str,
+    ) -> int:
+        """``UNWIND $rows`` the rows through the named query, one atomic query per batch.
+
+        Rows are checked before anything is sent: a malformed row fails the call
+        with nothing written. A batch the store rejects is not written; batches
+        before it are.
+        """
+        if batch_size < 1:
+            raise ValueError("batch_size must be positive")
+        _check_rows(name, rows)
+        text = self.registry.render(name, **slots)
+        extra = dict(params or {})
+        check_parameters(name, text, {"rows", *extra})
+        for batch in iter_batches(rows, batch_size):
+            self._execute(text, {**extra, "rows": [dict(r) for r in batch]}, write=True)
+        return len(rows)
+
+    def vector_search(self, label: str, vector: Sequence[float], k: int) -> list[VectorHit]:
+        """The ``k`` nodes of ``label`` nearest to ``vector`` by cosine similarity."""
+        records = self.run(
+            "store/vector_search",
+            {
+                "label": label,
+                "index": vector_index_name(label),
+                "k": int(k),
+                "vector": list(vector),
+            },
+        )
+        return [
+            VectorHit(r["id"], min(1.0, max(0.0, float(r["similarity"]))), _props(r["node"]))
+            for r in records
+        ]
+
+    def fulltext_search(self, label: str, text: str, k: int) -> list[TextHit]:
+        """Up to ``k`` nodes of ``label`` matching the words of ``text``."""
+        query = self._fulltext_query(text)
+        if not query:
+            return []
+        index = fulltext_index(label)
+        records = self.run(
+            "store/fulltext_search",
+            {"label": label, "index": index.name, "query": query, "k": int(k)},
+        )
+        return [TextHit(r["id"], float(r["score"]), _props(r["node"])) for r in records]
+
+    @abstractmethod
+    def _fulltext_query(self, text: str) -> str:
+        """Turn free text into this backend's full-text query syntax (words OR-ed, escaped)."""
+
+    def read_projection(self, name: str, params: Mapping[str, Any] | None = None) -> Projection:
+        """Read a projection from a named query returning ``source, target, weight`` rows.
+
+        A row with a null ``target`` contributes an isolated node.
+        """
+        nodes: dict[str, None] = {}
+        edges: list[tuple[str, str, float]] = []
+        for r in self.run(name, params):
+            nodes[r["source"]] = None
+            if r.get("target") is not None:
+                nodes[r["target"]] = None
+                weight = r.get("weight")
+                edges.append((r["source"], r["target"], 1.0 if weight is None else float(weight)))
+        return Projection(list(nodes), edges)
+
+    def write_results(self, name: str, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Write algorithm results (e.g. ``{id, pagerank}`` rows) through a named query."""
+        return self.write_rows(name, rows)
+
+    # -- schema and health -------------------------------------------------------
+    def meta(self) -> dict[str, Any] | None:
+        """The :GraphMindMeta node's properties, or None on a new store."""
+        records = self.run("schema/meta_get", {"id": META_ID})
+        return dict(records[0]["meta"]) if records else None
+
+    def ensure_schema(self, embedder: EmbedderSpec, *, timeout: float = 300.0) -> None:
+        """Create constraints and indexes idempotently; refuse another embedder's store."""
+        meta = self.meta()
+        if meta is not None:
+            check_embedder(meta, embedder, self.location)
+            if int(meta.get("schema_version", 0)) > SCHEMA_VERSION:
+                raise StoreError(
+                    f"store {self.location} has schema version {meta['schema_version']}, "
+                    f"newer than this GraphMind ({SCHEMA_VERSION}); upgrade graphmind"
+                )
+        self._create_schema(embedder)
+        self.wait_for_indexes(timeout)
+        wanted = {
+            "schema_version": SCHEMA_VERSION,
+            "embedder": embedder.name,
+            "dimension": embedder.dimension,
+        }
+        if meta is None or any(meta.get(k) != v for k, v in wanted.items()):
+            self.run("schema/meta_set", {"id": META_ID, **wanted}, write=True)
+
+    def wait_for_indexes(self, timeout: float = 300.0) -> None:
+        """Block until every index is usable, failing on a FAILED one or at ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            states = self.indexes()
+            failed = [i.name for i in states if i.state.upper() == "FAILED"]
+            if failed:
+                raise StoreError(f"index(es) failed on {self.location}: {', '.join(failed)}")
+            pending = [i.name for i in states if i.state.upper() not in ("ONLINE", "OPERATIONAL")]
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                raise StoreError(
+                    f"indexes still not online after {timeout:.0f}s: {', '.join(pending)}"
+                )
+            time.sleep(0.1)
+
+    def counts(self) -> dict[str, int]:
+        """Number of nodes per GraphMind label."""
+        return {
+            label: int(self.run("store/count_label", label=label)[0]["count"])
+            for label in NODE_LABELS
+        }
+
+    def relationship_count(self) -> int:
+        """Total number of relationships in the graph."""
+        return int(self.run("store/count_relationships")[0]["count"])
+
+    def info(self) -> StoreInfo:
+        """Everything ``graphmind doctor`` shows."""
+        version, edition, gds = self._server()
+        return StoreInfo(
+            backend=self.backend,
+            location=self.location,
+            server_version=version,
+            edition=edition,
+            gds=gds,
+            indexes=self.indexes(),
+            counts=self.counts(),
+            meta=self.meta(),
+        )
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def check_embedder(meta: Mapping[str, Any], embedder: EmbedderSpec, location: str) -> None:
+    """Refuse a store built with another embedding model or dimension, naming both."""
+    stored_name = meta.get("embedder")
+    stored_dim = meta.get("dimension")
+    if stored_name is None:
+        return
+    if stored_name != embedder.name or int(stored_dim or 0) != embedder.dimension:
+        raise EmbedderMismatchError(
+            f"store {location} was built with embedder {stored_name} (dimension {stored_dim}), "
+            f"but the configured embedder is {embedder.name} (dimension {embedder.dimension}). "
+            "Configure the store's embedder (GRAPHMIND_EMBEDDER), or use a new store."
+        )
+
+
+def _props(node: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (node or {}).items() if k != "embedding" and v is not None}
+
+
+def _check_rows(name: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Every row a mapping with the first row's keys and plain values."""
+    if not rows:
+        return
+    keys: set[str] | None = None
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise QueryParameterError(f"query {name!r}: row {i} is not a mapping")
+        if keys is None:
+            keys = set(row)
+        elif set(row) != keys:
+            raise QueryParameterError(
+                f"query {name!r}: row {i} has keys {sorted(row)}, row 0 has {sorted(keys)}"
+            )
+        for key, value in row.items():
+            problem = _value_problem(value)
+            if problem:
+                raise QueryParameterError(f"query {name!r}: row {i} field {key!r} {problem}")
+
+
+def _value_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a query parameter (None when it can)."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "is not a finite number"
+    if isinstance(value, _SCALARS):
+        return None
+    if isinstance(value, list | tuple):
+        try:  # fast path for numeric lists (embeddings)
+            total = sum(value)
+        except TypeError:
+            return next(filter(None, map(_value_problem, value)), None)
+        return None if math.isfinite(total) else "holds a number that is not finite"
+    if isinstance(value, Mapping):
+        if not all(isinstance(k, str) for k in value):
+            return "is a map with non-text keys"
+        return next(filter(None, map(_value_problem, value.values())), None)
+    return f"has unsupported type {type(value).__name__}"
+
+
+def iter_batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    """Consecutive slices of ``items`` of at most ``size``."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,162 @@
+"""Neo4j 5 (production, scale-out): native vector and full-text indexes, GDS when present.
+
+Every read and write goes through a managed transaction (``execute_read`` /
+``execute_write``), which the driver retries on transient errors; one call is one
+transaction. Schema statements run one at a time with ``IF NOT EXISTS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j import exceptions as neo
+from neo4j.graph import Node, Path, Relationship
+
+from graphmind import __version__
+from graphmind.embed.spec import EmbedderSpec
+from graphmind.errors import QueryFailedError, StoreError
+from graphmind.store.base import GraphStore, IndexInfo, QueryResult
+from graphmind.store.registry import QueryRegistry
+from graphmind.store.schema import (
+    FULLTEXT_INDEXES,
+    INDEX_NAMES,
+    NODE_LABELS,
+    VECTOR_LABELS,
+    constraint_name,
+    vector_index_name,
+)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_QUERY_WORDS = 32
+WIPE_BATCH = 10_000
+
+
+class Neo4jStore(GraphStore):
+    """A graph in a Neo4j 5 database reached over Bolt."""
+
+    backend = "neo4j"
+
+    def __init__(
+        self,
+        uri: str,
+        *,
+        user: str = "neo4j",
+        password: str | None = None,
+        database: str | None = None,
+        registry: QueryRegistry | None = None,
+    ) -> None:
+        super().__init__(registry or QueryRegistry("neo4j"))
+        self.location = uri + (f" (database {database})" if database else "")
+        self.database = database
+        auth = (user, password) if password is not None else None
+        try:
+            self._driver: Driver = GraphDatabase.driver(
+                uri, auth=auth, user_agent=f"graphmind/{__version__}"
+            )
+            self._driver.verify_connectivity()
+        except neo.AuthError as exc:
+            raise StoreError(f"Neo4j at {uri} refused the credentials of user {user!r}") from exc
+        except (neo.ServiceUnavailable, neo.ConfigurationError, ValueError, OSError) as exc:
+            raise StoreError(f"cannot reach Neo4j at {uri}: {exc}") from exc
+
+    def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
+        def work(tx: ManagedTransaction) -> QueryResult:
+            result = tx.run(text, dict(params))
+            rows = [[_plain(v) for v in record.values()] for record in result]
+            return QueryResult(list(result.keys()), rows)
+
+        try:
+            with self._driver.session(database=self.database) as session:
+                if write:
+                    return session.execute_write(work)
+                return session.execute_read(work)
+        except neo.Neo4jError as exc:
+            raise QueryFailedError(f"Neo4j rejected the query: {exc.code}: {exc.message}") from exc
+        except neo.DriverError as exc:
+            raise StoreError(f"Neo4j at {self.location} failed: {exc}") from exc
+
+    def _create_schema(self, embedder: EmbedderSpec) -> None:
+        for label in NODE_LABELS:
+            self.run(
+                "schema/create_unique_id", write=True, index=constraint_name(label), label=label
+            )
+        for label in VECTOR_LABELS:
+            self.run(
+                "schema/create_vector_index",
+                {"dimension": embedder.dimension},
+                write=True,
+                index=vector_index_name(label),
+                vector_label=label,
+            )
+        for index in FULLTEXT_INDEXES:
+            self.run(
+                "schema/create_fulltext_index",
+                write=True,
+                index=index.name,
+                text_label=index.label,
+                text_property=index.property,
+            )
+
+    def indexes(self) -> list[IndexInfo]:
+        return [
+            IndexInfo(
+                name=r["name"],
+                kind=r["type"],
+                label=",".join(r["labelsOrTypes"] or []),
+                properties=tuple(r["properties"] or []),
+                state=r["state"],
+            )
+            for r in self.run("schema/list_indexes")
+            if r["name"] in INDEX_NAMES
+        ]
+
+    def _server(self) -> tuple[str, str, str | None]:
+        components = self.run("store/server_info")
+        kernel = next((c for c in components if c["name"] == "Neo4j Kernel"), components[0])
+        try:
+            gds: str | None = str(self.run("store/gds_version")[0]["version"])
+        except QueryFailedError:
+            gds = None
+        return f"Neo4j {kernel['version']}", str(kernel["edition"]), gds
+
+    def _fulltext_query(self, text: str) -> str:
+        words = [w.lower() for w in _WORD.findall(text)[:MAX_QUERY_WORDS]]
+        return " OR ".join(words)
+
+    def wipe(self) -> None:
+        for label in NODE_LABELS:
+            while self.run(
+                "store/delete_label_batch", {"limit": WIPE_BATCH}, write=True, label=label
+            )[0]["deleted"]:
+                pass
+        for name in INDEX_NAMES:
+            if name.endswith("_id"):
+                self.run("schema/drop_constraint", write=True, index=name)
+            else:
+                self.run("schema/drop_index", write=True, index=name)
+
+    def close(self) -> None:
+        self._driver.close()
+
+
+def _plain(value: Any) -> Any:
+    """Driver values as plain Python (nodes and relationships as dicts)."""
+    if isinstance(value, Node):
+        return {"_labels": sorted(value.labels), **_plain(dict(value))}
+    if isinstance(value, Relationship):
+        return {"_type": value.type, **_plain(dict(value))}
+    if isinstance(value, Path):
+        return {
+            "nodes": [_plain(n) for n in value.nodes],
+            "edges": [_plain(r) for r in value.relationships],
+        }
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "iso_format"):
+        return value.iso_format()
+    return value

@@ -1,0 +1,107 @@
+"""The graph schema as code constants: labels, relationship types, index names.
+
+Only these names may be substituted into query templates; every value is a parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_VERSION = 1
+META_ID = "graphmind"
+GRAPH_NAME = "graphmind"
+
+# Every node label carries a unique ``id``.
+NODE_LABELS: tuple[str, ...] = (
+    "Document",
+    "Chunk",
+    "Entity",
+    "Triplet",
+    "Community",
+    "Episode",
+    "Agent",
+    "Decision",
+    "Step",
+    "Query",
+    "QueryType",
+    "GraphMindMeta",
+)
+
+REL_TYPES: tuple[str, ...] = (
+    "PART_OF",
+    "NEXT",
+    "MENTIONED_IN",
+    "SUBJECT",
+    "OBJECT",
+    "RELATED",
+    "SAME_AS",
+    "SUMMARY_FOR",
+    "PARENT",
+    "COVERS",
+    "DECIDED",
+    "EVALUATED",
+    "RETRIEVED_VIA",
+    "OF_TYPE",
+    "HAS_STEP",
+    "RETRIEVED",
+)
+
+# Node labels whose ``embedding`` property is vector-indexed (one shared vector space).
+VECTOR_LABELS: tuple[str, ...] = ("Chunk", "Triplet", "Entity", "Community", "Episode")
+
+
+@dataclass(frozen=True)
+class FulltextIndex:
+    """A full-text index over one text property of one label."""
+
+    name: str
+    label: str
+    property: str
+
+
+FULLTEXT_INDEXES: tuple[FulltextIndex, ...] = (
+    FulltextIndex("chunk_text", "Chunk", "text"),
+    FulltextIndex("entity_name", "Entity", "name"),
+)
+
+
+def snake(label: str) -> str:
+    """``QueryType`` -> ``query_type``."""
+    out = [("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(label)]
+    return "".join(out)
+
+
+def constraint_name(label: str) -> str:
+    """Neo4j name of the uniqueness constraint on ``label.id``."""
+    return f"{snake(label)}_id"
+
+
+def vector_index_name(label: str) -> str:
+    """Neo4j name of the vector index on ``label.embedding``."""
+    return f"{snake(label)}_embedding"
+
+
+def fulltext_index(label: str) -> FulltextIndex:
+    """The full-text index of ``label``; KeyError-like ValueError when it has none."""
+    for index in FULLTEXT_INDEXES:
+        if index.label == label:
+            return index
+    raise ValueError(f"label {label!r} has no full-text index")
+
+
+INDEX_NAMES: tuple[str, ...] = (
+    *(constraint_name(label) for label in NODE_LABELS),
+    *(vector_index_name(label) for label in VECTOR_LABELS),
+    *(index.name for index in FULLTEXT_INDEXES),
+)
+
+# Template placeholders and the values each may take. The first value is the one the
+# Neo4j lint renders templates with.
+PLACEHOLDER_DOMAINS: dict[str, tuple[str, ...]] = {
+    "label": NODE_LABELS,
+    "vector_label": VECTOR_LABELS,
+    "text_label": tuple(index.label for index in FULLTEXT_INDEXES),
+    "text_property": tuple(dict.fromkeys(index.property for index in FULLTEXT_INDEXES)),
+    "rel": REL_TYPES,
+    "index": INDEX_NAMES,
+}

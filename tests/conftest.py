@@ -1,0 +1,96 @@
+"""Store fixtures: every contract test runs on FalkorDB Lite, and on Neo4j when
+GRAPHMIND_TEST_NEO4J_URI is set (that database's GraphMind data is wiped per test)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from graphmind.embed.spec import EmbedderSpec
+from graphmind.store.base import GraphStore
+from graphmind.store.registry import QueryRegistry, default_root
+
+TEST_CYPHER = Path(__file__).parent / "cypher"
+NEO4J_URI = os.environ.get("GRAPHMIND_TEST_NEO4J_URI")
+NEO4J_SKIP = "Neo4j contract tests need GRAPHMIND_TEST_NEO4J_URI (and _USER, _PASSWORD)"
+EMBEDDER = EmbedderSpec("sentence-transformers", "all-MiniLM-L6-v2", 384)
+
+StoreFactory = Callable[..., GraphStore]
+
+
+def pytest_report_header() -> str:
+    return f"neo4j contract tests: {'on ' + NEO4J_URI if NEO4J_URI else 'skipped: ' + NEO4J_SKIP}"
+
+
+def registry(backend: str) -> QueryRegistry:
+    """Product queries plus the contract tests' own."""
+    return QueryRegistry(backend, (default_root(), TEST_CYPHER))  # type: ignore[arg-type]
+
+
+def open_falkordb(path: Path, **kwargs: object) -> GraphStore:
+    from graphmind.store.falkordb import FalkorDBLiteStore
+
+    return FalkorDBLiteStore(str(path), registry=registry("falkordb"), **kwargs)  # type: ignore[arg-type]
+
+
+def open_neo4j() -> GraphStore:
+    from graphmind.store.neo4j import Neo4jStore
+
+    assert NEO4J_URI
+    return Neo4jStore(
+        NEO4J_URI,
+        user=os.environ.get("GRAPHMIND_TEST_NEO4J_USER", "neo4j"),
+        password=os.environ.get("GRAPHMIND_TEST_NEO4J_PASSWORD"),
+        database=os.environ.get("GRAPHMIND_TEST_NEO4J_DATABASE"),
+        registry=registry("neo4j"),
+    )
+
+
+@pytest.fixture(params=["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def backend(request: pytest.FixtureRequest) -> str:
+    if request.param == "neo4j" and not NEO4J_URI:
+        pytest.skip(NEO4J_SKIP)
+    return str(request.param)
+
+
+@pytest.fixture
+def open_store(backend: str, tmp_path: Path) -> Iterator[StoreFactory]:
+    """Opens the backend's store (the same one on every call within a test)."""
+    opened: list[GraphStore] = []
+    wiped = False
+
+    def factory(**kwargs: object) -> GraphStore:
+        nonlocal wiped
+        store = (
+            open_falkordb(tmp_path / "graph.db", **kwargs)
+            if backend == "falkordb"
+            else open_neo4j()
+        )
+        if backend == "neo4j" and not wiped:
+            store.wipe()
+            wiped = True
+        opened.append(store)
+        return store
+
+    yield factory
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(open_store: StoreFactory) -> GraphStore:
+    """A fresh store with the schema set up for the default embedder."""
+    s = open_store()
+    s.ensure_schema(EMBEDDER)
+    return s
+
+
+def chunk_rows_for_child(n: int) -> list[dict[str, object]]:
+    """Chunk rows with constant embeddings, for tests that write from a child process."""
+    vector = [1.0] + [0.0] * (EMBEDDER.dimension - 1)
+    return [
+        {"id": f"c{i}", "text": f"chunk {i}", "position": i, "embedding": vector} for i in range(n)
+    ]

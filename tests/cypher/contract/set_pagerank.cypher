@@ -1,0 +1,5 @@
+// Contract test: write an algorithm result back onto entities.
+UNWIND $rows AS row
+MATCH (e:Entity {id: row.id})
+SET e.pagerank = row.score
+RETURN count(e) AS written

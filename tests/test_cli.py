@@ -1,0 +1,93 @@
+"""The command line as a user runs it: a fresh directory, the real console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GRAPHMIND = shutil.which("graphmind", path=str(Path(sys.executable).parent)) or "graphmind"
+
+
+def graphmind(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMIND_")}
+    return subprocess.run(
+        [GRAPHMIND, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**clean, **(env or {})},
+    )
+
+
+def test_version(tmp_path: Path) -> None:
+    result = graphmind(tmp_path, "--version")
+    assert result.returncode == 0 and "graphmind, version" in result.stdout
+
+
+def test_doctor_creates_the_store_and_reports_the_same_schema_twice(tmp_path: Path) -> None:
+    first = graphmind(tmp_path, "doctor", "--json")
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / ".graphmind" / "graph.db").exists()
+    second = graphmind(tmp_path, "doctor", "--json")
+    assert second.returncode == 0, second.stderr
+    a, b = json.loads(first.stdout), json.loads(second.stdout)
+    assert a["ok"] and b["ok"] and a["problems"] == []
+    assert a["store"]["indexes"] == b["store"]["indexes"]
+    assert a["store"]["meta"] == b["store"]["meta"]
+    assert a["store"]["meta"]["embedder"] == "sentence-transformers:all-MiniLM-L6-v2"
+    assert a["store"]["counts"]["GraphMindMeta"] == 1
+    human = graphmind(tmp_path, "doctor")
+    assert human.returncode == 0
+    for words in ("falkordb at", "GDS", "no", "OPERATIONAL", "Chunk", "embedder", "LLM"):
+        assert words in human.stdout
+
+
+def test_doctor_reports_an_embedder_mismatch(tmp_path: Path) -> None:
+    assert graphmind(tmp_path, "doctor").returncode == 0
+    result = graphmind(tmp_path, "doctor", env={"GRAPHMIND_EMBEDDER": "all-mpnet-base-v2"})
+    assert result.returncode == 1
+    assert "all-MiniLM-L6-v2" in result.stdout and "all-mpnet-base-v2" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_cypher_reads_with_parameters_and_refuses_writes(tmp_path: Path) -> None:
+    query = "MATCH (m:GraphMindMeta {id: $id}) RETURN m.dimension AS dim, m.embedder AS embedder"
+    result = graphmind(tmp_path, "cypher", query, "-p", "id=graphmind", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [
+        {"dim": 384, "embedder": "sentence-transformers:all-MiniLM-L6-v2"}
+    ]
+    (tmp_path / "audit.cypher").write_text("MATCH (n) RETURN count(n) AS nodes")
+    table = graphmind(tmp_path, "cypher", "audit.cypher")
+    assert table.returncode == 0 and "nodes" in table.stdout and "1 row(s)" in table.stdout
+    write = graphmind(tmp_path, "cypher", "CREATE (:Chunk {id: 'x'})")
+    assert write.returncode != 0 and "read-only" in write.stderr
+    assert "Traceback" not in write.stderr
+    missing = graphmind(tmp_path, "cypher", "MATCH (n {id: $id}) RETURN n")
+    assert missing.returncode != 0 and "$id" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--store", "mysql://x", "doctor"), "unsupported store URI"),
+        (("cypher", "missing.cypher"), "no such file"),
+        (("cypher", "MATCH (n RETURN n"), "rejected the query"),
+    ],
+)
+def test_user_errors_are_one_line_not_a_traceback(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    result = graphmind(tmp_path, *args)
+    assert result.returncode != 0
+    assert message in result.stderr + result.stdout
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,129 @@
+"""FalkorDB Lite's measured traps: one process per file, orphaned servers, durable writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import EMBEDDER, open_falkordb
+from graphmind.errors import StoreInUseError
+from graphmind.store.falkordb import SERVER_CONFIG
+
+OPEN_AND_REPORT = textwrap.dedent(
+    """
+    import sys
+    from graphmind.errors import GraphMindError
+    from graphmind.store.falkordb import FalkorDBLiteStore
+    try:
+        store = FalkorDBLiteStore(sys.argv[1], lock_wait=float(sys.argv[2]))
+    except GraphMindError as exc:
+        print(exc)
+        sys.exit(3)
+    print("opened")
+    store.close()
+    """
+)
+
+
+def run_opener(path: Path, wait: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", OPEN_AND_REPORT, str(path), str(wait)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_second_process_gets_a_clear_in_use_error(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    store = open_falkordb(path)
+    try:
+        result = run_opener(path, 0)
+        assert result.returncode == 3, result.stderr
+        assert f"is in use by PID {os.getpid()}" in result.stdout
+        assert "Traceback" not in result.stderr
+    finally:
+        store.close()
+    assert run_opener(path, 0).stdout.strip() == "opened"
+
+
+def test_second_process_can_wait_for_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    store = open_falkordb(path)
+    waiter = subprocess.Popen(
+        [sys.executable, "-c", OPEN_AND_REPORT, str(path), "60"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    assert waiter.poll() is None, "the waiting process should still be waiting"
+    store.close()
+    out, _ = waiter.communicate(timeout=120)
+    assert waiter.returncode == 0 and out.strip() == "opened"
+
+
+def test_same_process_second_open_is_refused(tmp_path: Path) -> None:
+    store = open_falkordb(tmp_path / "graph.db")
+    try:
+        with pytest.raises(StoreInUseError):
+            open_falkordb(tmp_path / "graph.db")
+    finally:
+        store.close()
+
+
+def test_orphaned_server_of_a_killed_process_is_recovered(tmp_path: Path) -> None:
+    path = tmp_path / "graph.db"
+    writer = textwrap.dedent(
+        """
+        import sys, time
+        sys.path.insert(0, sys.argv[2])
+        from conftest import EMBEDDER, open_falkordb, chunk_rows_for_child
+        store = open_falkordb(__import__("pathlib").Path(sys.argv[1]))
+        store.ensure_schema(EMBEDDER)
+        store.write_rows("contract/merge_chunks", chunk_rows_for_child(20))
+        print("written", flush=True)
+        time.sleep(600)
+        """
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", writer, str(path), str(Path(__file__).parent)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "written"
+    settings = json.loads(Path(str(path) + ".settings").read_text())
+    server_pid = int(Path(settings["pidfile"]).read_text())
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert psutil.pid_exists(server_pid), "the server should outlive its killed client"
+
+    store = open_falkordb(path)
+    try:
+        store.ensure_schema(EMBEDDER)
+        assert store.counts()["Chunk"] == 20
+    finally:
+        store.close()
+    assert not psutil.pid_exists(server_pid) or psutil.Process(server_pid).status() == "zombie"
+    assert not Path(str(path) + ".settings").exists()
+
+
+def test_server_runs_with_appendonly_and_no_client_timeout(tmp_path: Path) -> None:
+    store = open_falkordb(tmp_path / "graph.db")
+    try:
+        client = store._db.client  # type: ignore[attr-defined]
+        assert client.config_get("appendonly") == {"appendonly": SERVER_CONFIG["appendonly"]}
+        kwargs = client.connection_pool.connection_kwargs
+        assert kwargs["socket_timeout"] is None
+        assert kwargs["retry"].get_retries() == 0
+    finally:
+        store.close()
