@@ -99,6 +99,77 @@ def cypher(
 _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--include", multiple=True, metavar="GLOB", help="Only files matching (repeatable).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching (repeatable).")
+@click.option("--text-field", default="text", show_default=True, help="JSON field with the text.")
+@click.option(
+    "--title-field", default="title", show_default=True, help="JSON field with the title."
+)
+@click.option("--chunk-size", default=512, show_default=True, help="Tokens per chunk.")
+@click.option("--chunk-overlap", default=64, show_default=True, help="Tokens shared by neighbours.")
+@click.option(
+    "--extract",
+    type=click.Choice(["llm", "none"]),
+    default="llm",
+    show_default=True,
+    help="'none' builds a chunk-only (vector RAG) index, no LLM needed.",
+)
+@click.option(
+    "--resolve",
+    type=click.Choice(["link", "merge", "off"]),
+    default="link",
+    show_default=True,
+    help="Near-duplicate entities: SAME_AS links, merge, or nothing.",
+)
+@click.option("--batch-docs", default=16, show_default=True, help="Documents per atomic write.")
+@click.option("--limit", type=int, help="Build only the first N documents.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_obj
+def build(
+    settings: Callable[[], Settings],
+    paths: Sequence[str],
+    include: Sequence[str],
+    exclude: Sequence[str],
+    text_field: str,
+    title_field: str,
+    chunk_size: int,
+    chunk_overlap: int,
+    extract: str,
+    resolve: str,
+    batch_docs: int,
+    limit: int | None,
+    as_json: bool,
+) -> None:
+    """Build documents (files or folders: txt, md, html, pdf, json, jsonl) into the graph."""
+    from graphmind import api
+    from graphmind.build.loaders import LoadOptions
+    from graphmind.build.pipeline import BuildOptions
+    from graphmind.cli_progress import RichProgress, print_build_report
+
+    if chunk_size < 8 or not 0 <= chunk_overlap < chunk_size:
+        raise click.BadParameter("need chunk size >= 8 and 0 <= overlap < chunk size")
+    options = BuildOptions(
+        load=LoadOptions(include, exclude, text_field, title_field),
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        extract=extract,  # type: ignore[arg-type]
+        resolve=resolve,  # type: ignore[arg-type]
+        batch_docs=max(1, batch_docs),
+        limit=limit,
+    )
+    with RichProgress(err, enabled=not as_json) as progress:
+        report = api.build(paths, options, settings(), progress)
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), indent=2, default=str))
+    else:
+        print_build_report(out, report)
+    if report.interrupted:
+        err.print("[yellow]interrupted:[/] run the same command again to resume")
+        sys.exit(130)
+
+
 def _query_text(file_or_query: str) -> str:
     path = Path(file_or_query)
     if file_or_query.endswith(".cypher") or (len(file_or_query) < 4096 and path.is_file()):

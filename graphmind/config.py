@@ -76,12 +76,25 @@ class Settings(BaseSettings):
     embedding_dim: int | None = Field(None, gt=0)
     embedder_base_url: str | None = None
     embedder_api_key: SecretStr | None = None
+    embed_batch_size: int = Field(64, gt=0)
+    embed_device: str = "cpu"
 
     llm_provider: Literal["auto", "openai", "llama-cpp"] = "auto"
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None
     llm_model: str | None = None
     llm_gguf_path: str | None = None
+    llm_max_tokens: int = Field(1024, gt=0, description="cap on generated tokens per call")
+    llm_temperature: float = Field(0.0, ge=0)
+    llm_concurrency: int = Field(4, gt=0, description="parallel calls to an endpoint")
+    llm_max_retries: int = Field(2, ge=0, description="repair retries on invalid output")
+    llm_timeout: float = Field(180.0, gt=0, description="seconds per call")
+    llm_context: int = Field(4096, gt=0, description="context window of a local model")
+    llm_threads: int | None = Field(None, gt=0, description="CPU threads of a local model")
+    llm_cache: str | None = Field(None, description="response cache file; 'off' disables")
+    model_dir: str = Field(
+        "~/.cache/graphmind/models", description="where scripts/fetch_model.py puts GGUF files"
+    )
 
     @classmethod
     def settings_customise_sources(
@@ -97,6 +110,14 @@ class Settings(BaseSettings):
     def embedder_spec(self) -> EmbedderSpec:
         """The configured embedder as recorded in the store."""
         return parse_embedder(self.embedder, self.embedding_dim)
+
+    def state_dir(self) -> Path:
+        """Where GraphMind keeps local state (LLM cache): beside an embedded store,
+        else ``./.graphmind``."""
+        target = self.store_target()
+        if target.backend == "falkordb":
+            return Path(target.location).parent
+        return Path(".graphmind").resolve()
 
     def store_target(self) -> StoreTarget:
         """Parse the store URI into a backend and location."""

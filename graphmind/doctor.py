@@ -7,6 +7,7 @@ from typing import Any
 
 from graphmind.config import Settings
 from graphmind.errors import GraphMindError
+from graphmind.llm import describe_llm
 from graphmind.store import StoreInfo, open_store
 
 
@@ -57,13 +58,3 @@ def run_doctor(settings: Settings) -> DoctorReport:
     if pending:
         report.problems.append("indexes not online: " + ", ".join(pending))
     return report
-
-
-def describe_llm(settings: Settings) -> str:
-    """Which LLM GraphMind would use, in one line."""
-    if settings.llm_base_url or settings.llm_provider == "openai":
-        base = settings.llm_base_url or "https://api.openai.com/v1"
-        return f"OpenAI-compatible {settings.llm_model or '(no model set)'} at {base}"
-    if settings.llm_gguf_path:
-        return f"llama.cpp in-process, {settings.llm_gguf_path}"
-    return "none configured (set GRAPHMIND_LLM_BASE_URL and GRAPHMIND_LLM_MODEL)"

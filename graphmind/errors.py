@@ -44,3 +44,18 @@ class QueryFailedError(StoreError):
 
 class EmbedderMismatchError(StoreError):
     """The store was built with another embedding model or dimension."""
+
+
+class LLMError(GraphMindError):
+    """A language model could not be loaded, reached or called."""
+
+
+class LLMOutputError(LLMError):
+    """A model's answer stayed invalid after every repair retry (or the request was refused)."""
+
+    def __init__(self, task: str, detail: str, attempts: int) -> None:
+        short = detail if len(detail) <= 400 else detail[:397] + "..."
+        super().__init__(f"LLM task {task!r} failed after {attempts} attempt(s): {short}")
+        self.task = task
+        self.detail = detail
+        self.attempts = attempts

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The offline demo on the embedded store: installs GraphMind, creates the store in
-# ./.graphmind and shows its state.
+# The offline demo on the embedded store: installs GraphMind with the local-model
+# extra, fetches the pinned offline model, builds the bundled sample corpus into
+# ./.graphmind with it, and shows what is in the graph.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh local
+.venv/bin/python scripts/fetch_model.py
 export GRAPHMIND_STORE=${GRAPHMIND_STORE:-falkordb-lite://./.graphmind/graph.db}
-.venv/bin/graphmind doctor
-.venv/bin/graphmind cypher "MATCH (m:GraphMindMeta) RETURN m.schema_version AS schema, m.embedder AS embedder, m.dimension AS dimension"
+.venv/bin/graphmind build graphmind/samples/physicists
+.venv/bin/graphmind cypher "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.name AS subject, r.predicate AS predicate, b.name AS object ORDER BY subject LIMIT 15"

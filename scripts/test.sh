@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The test command: installs everything it needs, then runs lint, types, the Neo4j
-# query lint and the test suite. Extra arguments go to pytest.
+# The test command: installs everything it needs (the package with its local-model
+# extra, the offline model, the Cypher linter), then runs ruff, mypy, the Neo4j query
+# lint and the whole test suite, slow end-to-end tests included. Extra arguments go to
+# pytest (e.g. `scripts/test.sh -m "not slow"`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev
+scripts/setup.sh dev,local
+.venv/bin/python scripts/fetch_model.py
 npm ci --prefix scripts --no-audit --no-fund --loglevel=error
 .venv/bin/ruff check graphmind tests scripts
 .venv/bin/ruff format --check graphmind tests scripts

@@ -91,3 +91,28 @@ def test_user_errors_are_one_line_not_a_traceback(
     assert result.returncode != 0
     assert message in result.stderr + result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_build_command_chunk_only_then_rebuild(tmp_path: Path) -> None:
+    corpus = Path(__file__).parent / "fixtures" / "corpus"
+    env = {"GRAPHMIND_EMBEDDER": "hash:384"}
+    first = graphmind(tmp_path, "build", str(corpus), "--extract", "none", "--json", env=env)
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["documents_new"] == 5 and report["counts"]["Chunk"] == 5
+    second = graphmind(tmp_path, "build", str(corpus), "--extract", "none", env=env)
+    assert second.returncode == 0, second.stderr
+    assert "documents skipped (unchanged)" in second.stdout and "build summary" in second.stdout
+    missing = graphmind(tmp_path, "build", str(tmp_path / "nope"), env=env)
+    assert missing.returncode == 2 and "no such file or directory" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    other = graphmind(tmp_path, "build", str(corpus), "--extract", "none")
+    assert other.returncode == 1 and "hash:hash-384" in other.stderr  # embedder mismatch
+
+
+def test_build_without_an_llm_says_what_to_do(tmp_path: Path) -> None:
+    corpus = Path(__file__).parent / "fixtures" / "corpus"
+    env = {"GRAPHMIND_EMBEDDER": "hash:384", "GRAPHMIND_MODEL_DIR": str(tmp_path / "models")}
+    result = graphmind(tmp_path, "build", str(corpus), env=env)
+    assert result.returncode == 2
+    assert "fetch_model.py" in result.stderr and "--extract none" in result.stderr

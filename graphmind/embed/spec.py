@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from graphmind.errors import ConfigError
 
@@ -21,7 +24,13 @@ KNOWN_DIMENSIONS: dict[str, int] = {
     "text-embedding-ada-002": 1536,
 }
 
-PROVIDERS = ("sentence-transformers", "openai")
+PROVIDERS = ("sentence-transformers", "openai", "hash")
+DEFAULT_HASH_DIMENSION = 384
+_DIMENSION_KEYS = {
+    "Pooling": ("word_embedding_dimension", "embedding_dimension"),
+    "Dense": ("out_features",),
+}
+_HASH_MODEL = re.compile(r"(?:hash-?)?(\d+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -39,21 +48,31 @@ class EmbedderSpec:
 
 
 def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
-    """Parse ``[provider:]model`` (provider defaults to sentence-transformers)."""
+    """Parse ``[provider:]model`` (provider defaults to sentence-transformers).
+
+    ``hash``, ``hash:384`` and ``hash:hash-384`` name the hashed test embedder
+    (model ``hash-384``; 384 dimensions unless given).
+    """
     text = value.strip()
     provider, sep, model = text.partition(":")
     if not sep:
         provider, model = "sentence-transformers", text
+        if text.lower() == "hash":
+            provider, model = "hash", ""
     provider = {"st": "sentence-transformers"}.get(provider, provider)
     if provider not in PROVIDERS:
         raise ConfigError(
             f"unknown embedder provider {provider!r} in {value!r}; "
             f"use one of {', '.join(PROVIDERS)} (e.g. 'sentence-transformers:all-MiniLM-L6-v2')"
         )
+    if provider == "hash":
+        return _parse_hash(value, model.strip(), dimension)
     if not model:
         raise ConfigError(f"embedder {value!r} names no model")
-    short = model.rsplit("/", 1)[-1].lower()
+    short = model.rstrip("/\\").rsplit("/", 1)[-1].lower()
     dim = dimension or KNOWN_DIMENSIONS.get(short)
+    if dim is None and provider == "sentence-transformers":
+        dim = local_model_dimension(Path(model).expanduser())
     if dim is None:
         raise ConfigError(
             f"the dimension of embedder {model!r} is not known; set GRAPHMIND_EMBEDDING_DIM"
@@ -61,3 +80,49 @@ def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
     if dim <= 0:
         raise ConfigError(f"embedding dimension must be positive, got {dim}")
     return EmbedderSpec(provider=provider, model=model, dimension=dim)
+
+
+def _parse_hash(value: str, model: str, dimension: int | None) -> EmbedderSpec:
+    if model:
+        match = _HASH_MODEL.fullmatch(model)
+        if match is None:
+            raise ConfigError(
+                f"hashed embedder {value!r}: give its dimension as 'hash:384' or 'hash:hash-384'"
+            )
+        dim = int(match.group(1))
+        if dimension is not None and dimension != dim:
+            raise ConfigError(
+                f"embedder {value!r} has dimension {dim} but GRAPHMIND_EMBEDDING_DIM is {dimension}"
+            )
+    else:
+        dim = dimension or DEFAULT_HASH_DIMENSION
+    if dim <= 0:
+        raise ConfigError(f"embedding dimension must be positive, got {dim}")
+    return EmbedderSpec(provider="hash", model=f"hash-{dim}", dimension=dim)
+
+
+def local_model_dimension(path: Path) -> int | None:
+    """The output dimension of a sentence-transformers model directory, read from its
+    module configs (the last Pooling or Dense module decides); None when unknown."""
+    try:
+        modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    dim: int | None = None
+    for module in modules if isinstance(modules, list) else []:
+        kind = str(module.get("type", "")) if isinstance(module, dict) else ""
+        keys = _DIMENSION_KEYS.get(kind.rsplit(".", 1)[-1])
+        if keys is None:
+            continue
+        try:
+            config = json.loads(
+                (path / str(module.get("path", "")) / "config.json").read_text(encoding="utf-8")
+            )
+        except (OSError, ValueError):
+            continue
+        for key in keys if isinstance(config, dict) else ():
+            value = config.get(key)
+            if isinstance(value, int) and value > 0:
+                dim = value
+                break
+    return dim

@@ -1,0 +1,91 @@
+"""The provider interface: one chat completion that asks for JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from graphmind.errors import LLMError
+
+Message = dict[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``."""
+
+
+@dataclass
+class Completion:
+    """A model's answer and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+    retries: int = 0
+    """Transport retries (rate limits, 5xx, timeouts) spent before this answer; not cached."""
+
+
+class Provider(Protocol):
+    """A chat model. ``complete`` always asks for JSON.
+
+    With ``schema`` (a JSON schema of the expected output) a provider that
+    ``supports_schema`` constrains the output to it; without one, or where the
+    backend cannot, it asks for any JSON (JSON mode, else instructions in the
+    prompt). ``model_id`` identifies the model in cache keys; ``concurrency`` is
+    how many calls may usefully run at once (1 for an in-process model).
+    Errors are LLMError: LLMRequestError when this one request was refused.
+    """
+
+    model_id: str
+    supports_schema: bool
+    concurrency: int
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+    ) -> Completion:
+        """One chat completion."""
+        ...
+
+
+class LLMRequestError(LLMError):
+    """The model refused this request (too long for its context, rejected as invalid)."""
+
+
+def schema_instruction(schema: dict[str, Any] | None) -> str:
+    """The prompt text that stands in for server-side structured output."""
+    if schema is None:
+        return "Answer with only a JSON object: no explanation, no code fences."
+    return (
+        "Answer with only a JSON value that matches this JSON schema, with no explanation "
+        "and no code fences:\n" + json.dumps(compact_schema(schema), separators=(",", ":"))
+    )
+
+
+_NAMED_SCHEMAS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+
+
+def compact_schema(node: Any, *, names: bool = False) -> Any:
+    """A JSON schema without ``title`` keywords (pydantic adds one to every field)."""
+    if isinstance(node, dict):
+        if names:  # keys are property or definition names, values are schemas
+            return {key: compact_schema(value) for key, value in node.items()}
+        return {
+            key: compact_schema(value, names=key in _NAMED_SCHEMAS)
+            for key, value in node.items()
+            if key != "title"
+        }
+    if isinstance(node, list):
+        return [compact_schema(item) for item in node]
+    return node
+
+
+def with_instruction(messages: list[Message], instruction: str) -> list[Message]:
+    """``messages`` with ``instruction`` appended to the system message (or as a new one)."""
+    if messages and messages[0].get("role") == "system":
+        first = {**messages[0], "content": messages[0]["content"] + "\n\n" + instruction}
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": instruction}, *messages]

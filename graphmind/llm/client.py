@@ -1,0 +1,192 @@
+"""``LLM``: the facade the rest of GraphMind uses for structured model output."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from types import TracebackType
+from typing import Any, Self
+
+from pydantic import BaseModel
+
+from graphmind.errors import LLMOutputError
+from graphmind.llm.base import Completion, LLMRequestError, Message, Provider
+from graphmind.llm.cache import ResponseCache, cache_key
+from graphmind.llm.ledger import Ledger
+from graphmind.llm.parsing import OutputParseError, parse_output
+
+_REPAIR_ECHO_CHARS = 4000
+
+
+def repair_message(error: str, *, truncated: bool) -> Message:
+    """The user turn that asks the model to fix its previous answer."""
+    text = f"Your previous answer was not valid: {error}\n"
+    if truncated:
+        text += "It was cut off at the length limit: give a shorter answer.\n"
+    text += (
+        "Reply again with only the JSON value that matches the schema: "
+        "no explanation, no code fences."
+    )
+    return {"role": "user", "content": text}
+
+
+class LLM:
+    """Structured calls with a response cache, repair retries and a token ledger.
+
+    ``structured`` returns a validated pydantic model or raises LLMOutputError
+    (invalid after ``max_retries`` repair turns, or refused); LLMError means the
+    model itself is unusable (endpoint down, model file broken).
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        cache: ResponseCache | None,
+        ledger: Ledger | None = None,
+        max_retries: int = 2,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        concurrency: int | None = None,
+    ) -> None:
+        self.provider = provider
+        self.cache = cache
+        self.ledger = ledger if ledger is not None else Ledger()
+        self.max_retries = max_retries
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.concurrency = max(1, min(provider.concurrency, concurrency or provider.concurrency))
+
+    @property
+    def model_id(self) -> str:
+        """The provider's model identity."""
+        return self.provider.model_id
+
+    def structured[T: BaseModel](self, task: str, messages: list[Message], output: type[T]) -> T:
+        """Ask for an ``output`` instance; ``task`` names the ledger row and errors."""
+        schema = output.model_json_schema()
+        key = cache_key(self.model_id, messages, schema, self.max_tokens, self.temperature)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                try:
+                    value = parse_output(hit.text, output)
+                except OutputParseError:
+                    pass  # stale entry: ask again and replace it
+                else:
+                    self.ledger.record_cache_hit(task)
+                    return value
+        conversation = list(messages)
+        error = ""
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.ledger.record_retry(task)
+            completion = self._call(task, conversation, schema, attempt)
+            try:
+                value = parse_output(completion.text, output)
+            except OutputParseError as exc:
+                error = str(exc)
+                conversation = [
+                    *messages,
+                    {"role": "assistant", "content": completion.text[:_REPAIR_ECHO_CHARS]},
+                    repair_message(
+                        error, truncated=completion.completion_tokens >= self.max_tokens
+                    ),
+                ]
+                continue
+            if self.cache is not None:
+                self.cache.put(key, completion)
+            return value
+        self.ledger.record_failure(task)
+        raise LLMOutputError(task, error, self.max_retries + 1)
+
+    def _call(
+        self,
+        task: str,
+        conversation: list[Message],
+        schema: dict[str, Any],
+        attempt: int,
+    ) -> Completion:
+        """One provider call, recorded; a refused request becomes LLMOutputError."""
+        call_started = time.monotonic()
+        try:
+            completion = self.provider.complete(
+                conversation,
+                schema=schema,
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+            )
+        except LLMRequestError as exc:
+            self.ledger.record_failure(task, seconds=time.monotonic() - call_started)
+            raise LLMOutputError(task, str(exc), attempt + 1) from exc
+        except Exception:
+            self.ledger.record_failure(task, seconds=time.monotonic() - call_started)
+            raise
+        self.ledger.record_call(
+            task,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            seconds=time.monotonic() - call_started,
+            retries=completion.retries,
+        )
+        return completion
+
+    def structured_many[T: BaseModel](
+        self,
+        task: str,
+        requests: Sequence[list[Message]],
+        output: type[T],
+        *,
+        on_done: Callable[[int], None] | None = None,
+    ) -> list[T | LLMOutputError]:
+        """``structured`` for each request, ``concurrency`` at a time, results in order.
+
+        An item whose output stays invalid yields its LLMOutputError in place and the
+        batch goes on. Any other error (LLMError: the endpoint or model is unusable)
+        cancels the requests not yet started and is raised: one dead endpoint should
+        fail the batch once, not once per item. ``on_done(n)`` is called in the
+        calling thread with the number of finished items after each one finishes.
+        """
+        results: list[T | LLMOutputError | None] = [None] * len(requests)
+
+        def one(index: int) -> None:
+            try:
+                results[index] = self.structured(task, requests[index], output)
+            except LLMOutputError as exc:
+                results[index] = exc
+
+        if self.concurrency == 1 or len(requests) <= 1:
+            for index in range(len(requests)):
+                one(index)
+                if on_done is not None:
+                    on_done(index + 1)
+        else:
+            with ThreadPoolExecutor(self.concurrency, thread_name_prefix="graphmind-llm") as pool:
+                futures: list[Future[None]] = [pool.submit(one, i) for i in range(len(requests))]
+                try:
+                    for done, future in enumerate(as_completed(futures), start=1):
+                        future.result()
+                        if on_done is not None:
+                            on_done(done)
+                except BaseException:
+                    for pending in futures:
+                        pending.cancel()
+                    raise
+        return [r for r in results if r is not None]
+
+    def close(self) -> None:
+        """Close the response cache."""
+        if self.cache is not None:
+            self.cache.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,133 @@
+"""A GGUF model run in-process by llama.cpp (``llama-cpp-python``, the ``local`` extra).
+
+The model is loaded on the first call and kept; calls are serialized (one
+context, one thread at a time). Output is constrained by a grammar built from
+the JSON schema, so a small model still answers with well-formed JSON.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from graphmind.errors import LLMError
+from graphmind.llm.base import (
+    Completion,
+    LLMRequestError,
+    Message,
+    schema_instruction,
+    with_instruction,
+)
+from graphmind.llm.models import known_model_for
+
+INSTALL_HINT = "install the local extra: pip install -e '.[local]'"
+
+
+def llama_cpp_available() -> bool:
+    """Whether ``llama_cpp`` can be imported (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def gguf_model_id(path: Path) -> str:
+    """``llama-cpp:<file name>:<sha256 prefix of a known model, else the size in bytes>``."""
+    known = known_model_for(path)
+    if known is not None:
+        return f"llama-cpp:{path.name}:{known.sha256[:16]}"
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    return f"llama-cpp:{path.name}:{size}"
+
+
+class LlamaCppProvider:
+    """Chat completions from a local GGUF file."""
+
+    supports_schema = True
+    concurrency = 1
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        schema_in_prompt: bool = True,
+    ) -> None:
+        self.model_path = model_path
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.schema_in_prompt = schema_in_prompt
+        self.model_id = gguf_model_id(model_path)
+        self._llama: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        """The loaded model (loading it on first use); call with the lock held."""
+        if self._llama is not None:
+            return self._llama
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise LLMError(f"llama-cpp-python is not installed: {INSTALL_HINT}") from exc
+        if not self.model_path.is_file():
+            raise LLMError(f"GGUF model file {self.model_path} does not exist")
+        kwargs: dict[str, Any] = {"n_ctx": self.n_ctx, "verbose": False}
+        if self.n_threads is not None:
+            kwargs["n_threads"] = self.n_threads
+        try:
+            self._llama = llama_cpp.Llama(model_path=str(self.model_path), **kwargs)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise LLMError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
+        return self._llama
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+    ) -> Completion:
+        """One grammar-constrained JSON completion.
+
+        The grammar fixes the form; the schema is also put in the system prompt
+        (``schema_in_prompt``) because a small model otherwise does not know which
+        fields to fill and tends to answer with empty lists.
+        """
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if schema is not None:
+            response_format["schema"] = schema
+            if self.schema_in_prompt:
+                messages = with_instruction(messages, schema_instruction(schema))
+        with self._lock:
+            llama = self._load()
+            try:
+                response = llama.create_chat_completion(
+                    messages=messages,
+                    response_format=response_format,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                )
+            except ValueError as exc:  # e.g. the prompt exceeds the context window
+                raise LLMRequestError(f"llama.cpp refused the request: {exc}") from exc
+            except RuntimeError as exc:
+                raise LLMError(f"llama.cpp failed: {exc}") from exc
+        text = response["choices"][0]["message"].get("content") or ""
+        usage = response.get("usage") or {}
+        return Completion(
+            text=text,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            model=self.model_id,
+        )
+
+    def close(self) -> None:
+        """Free the model (it is loaded again on the next call)."""
+        with self._lock:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None

@@ -1,0 +1,229 @@
+"""graphmind build with a scripted LLM: counts, incremental re-builds, edits, bad LLM output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from buildkit import CORPUS, build, dump, entity_names, provider_of, scripted_llm
+from conftest import StoreFactory
+from graphmind.extract.heuristic import heuristic_extraction
+from graphmind.llm.base import Message
+from graphmind.store.base import GraphStore
+
+FIRST_SEEN = ("ingested_at", "description", "embedding", "type")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    target = tmp_path / "corpus"
+    shutil.copytree(CORPUS, target)
+    return target
+
+
+@pytest.fixture
+def hstore(open_store: StoreFactory) -> GraphStore:
+    return open_store()
+
+
+def test_build_fixture_corpus(hstore: GraphStore, corpus: Path, tmp_path: Path) -> None:
+    llm = scripted_llm(tmp_path / "cache.sqlite")
+    report = build(hstore, [corpus], llm)
+    assert report.documents_new == 5 and report.documents_skipped == 0
+    assert report.load_failures == []  # the .csv is not a supported type, so not read
+    counts = hstore.counts()
+    assert counts["Document"] == 5 and counts["Chunk"] == 5
+    assert provider_of(llm).calls == 5 and report.chunks_failed == 0
+    assert {
+        "Marie Curie",
+        "Warsaw",
+        "Pierre Curie",
+        "Albert Einstein",
+        "Ulm",
+        "Niels Bohr",
+        "Copenhagen",
+        "Lise Meitner",
+        "Otto Hahn",
+    } <= entity_names(hstore)
+    assert "Should Not Appear" not in json.dumps(dump(hstore))
+    titles = {
+        r["title"] for r in hstore.run_text("MATCH (d:Document) RETURN d.title AS title").records()
+    }
+    assert titles == {"curie", "Albert Einstein", "Niels Bohr", "Lise Meitner", "Otto Hahn"}
+    # every triplet is mentioned by a chunk and joins two entities; RELATED aggregates them
+    bad = hstore.run_text(
+        "MATCH (t:Triplet) WHERE NOT (t)-[:MENTIONED_IN]->(:Chunk) "
+        "OR NOT (t)-[:SUBJECT]->(:Entity) OR NOT (t)-[:OBJECT]->(:Entity) RETURN count(t) AS n"
+    ).records()
+    assert bad == [{"n": 0}]
+    related = hstore.run_text(
+        "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN sum(r.weight) AS w, count(r) AS n"
+    ).records()[0]
+    assert related["w"] == counts["Triplet"] > 0
+    born = hstore.run_text(
+        "MATCH (:Entity {name: 'Marie Curie'})-[r:RELATED]->(:Entity {name: 'Warsaw'}) "
+        "RETURN r.predicate AS p, r.weight AS w"
+    ).records()
+    assert born == [{"p": "was born in", "w": 1}]
+    assert hstore.run_text(
+        "MATCH (e:Entity) WHERE e.dirty = true RETURN count(e) AS n"
+    ).records() == [{"n": 0}]
+    vectors = hstore.run_text(
+        "MATCH (n) WHERE (n:Chunk OR n:Entity OR n:Triplet) AND n.embedding IS NULL "
+        "RETURN count(n) AS n"
+    ).records()
+    assert vectors == [{"n": 0}]
+    hit = hstore.vector_search("Chunk", _embed("Where was Niels Bohr born?"), 1)[0]
+    assert "Copenhagen" in hit.properties["text"]
+
+
+def test_rebuild_makes_no_llm_calls_and_writes_nothing(
+    hstore: GraphStore, corpus: Path, tmp_path: Path
+) -> None:
+    build(hstore, [corpus], scripted_llm(tmp_path / "cache.sqlite"))
+    before = dump(hstore, volatile=())
+    again = scripted_llm(tmp_path / "cache.sqlite")
+    report = build(hstore, [corpus], again)
+    assert provider_of(again).calls == 0
+    assert report.documents_skipped == 5 and report.documents_new == report.documents_changed == 0
+    assert dump(hstore, volatile=()) == before  # not even a timestamp changed
+
+
+def test_cache_alone_makes_a_rebuild_free(
+    open_store: StoreFactory, corpus: Path, tmp_path: Path
+) -> None:
+    store = open_store()
+    build(store, [corpus], scripted_llm(tmp_path / "cache.sqlite"))
+    store.wipe()
+    llm = scripted_llm(tmp_path / "cache.sqlite")
+    report = build(store, [corpus], llm)
+    assert report.documents_new == 5 and provider_of(llm).calls == 0
+    assert report.llm["tasks"]["extract"]["cache_hits"] == 5
+
+
+def test_editing_a_document_replaces_only_its_chunks(
+    hstore: GraphStore, corpus: Path, tmp_path: Path
+) -> None:
+    build(hstore, [corpus], scripted_llm(tmp_path / "cache.sqlite"))
+    chunks_before = _chunks_by_source(hstore)
+    einstein = corpus / "notes" / "einstein.md"
+    einstein.write_text(
+        "# Albert Einstein\n\nAlbert Einstein was born in Ulm in 1879. "
+        "He moved to Princeton in 1933.\n"
+    )
+    llm = scripted_llm(tmp_path / "cache.sqlite")
+    report = build(hstore, [corpus], llm)
+    assert report.documents_changed == 1 and report.documents_skipped == 4
+    assert provider_of(llm).calls == 1
+    after = _chunks_by_source(hstore)
+    for source, ids in chunks_before.items():
+        if source.endswith("einstein.md"):
+            assert after[source].isdisjoint(ids)
+        else:
+            assert after[source] == ids
+    assert hstore.counts()["Document"] == 5
+    names = entity_names(hstore)
+    assert "Princeton" in names
+    assert (
+        "Swiss Patent Office" not in names and "Bern" not in names
+    )  # only the old version had them
+    orphans = hstore.run_text(
+        "MATCH (t:Triplet) WHERE NOT (t)-[:MENTIONED_IN]->(:Chunk) RETURN count(t) AS n"
+    ).records()
+    assert orphans == [{"n": 0}]
+    # entities keep the description (and so the embedding) they were first seen with
+    fresh, edited = _fresh_build_dump(hstore, corpus, tmp_path), dump(hstore, volatile=FIRST_SEEN)
+    assert [n for n in edited["nodes"] if n not in fresh["nodes"]] == []
+    assert [n for n in fresh["nodes"] if n not in edited["nodes"]] == []
+    assert [r for r in edited["rels"] if r not in fresh["rels"]] == []
+    assert [r for r in fresh["rels"] if r not in edited["rels"]] == []
+
+
+def test_chunk_only_build_then_extraction(hstore: GraphStore, corpus: Path, tmp_path: Path) -> None:
+    report = build(hstore, [corpus], None, extract="none")
+    counts = hstore.counts()
+    assert report.documents_new == 5 and counts["Chunk"] == 5 and counts["Entity"] == 0
+    statuses = hstore.run_text("MATCH (c:Chunk) RETURN DISTINCT c.extraction AS s").records()
+    assert statuses == [{"s": "skipped"}]
+    llm = scripted_llm(tmp_path / "cache.sqlite")
+    report = build(hstore, [corpus], llm)
+    assert report.documents_changed == 5 and provider_of(llm).calls == 5
+    assert hstore.counts()["Entity"] > 0 and hstore.counts()["Chunk"] == 5
+
+
+def test_malformed_llm_output_is_repaired_or_reported(
+    hstore: GraphStore, corpus: Path, tmp_path: Path
+) -> None:
+    seen: dict[str, int] = {}
+
+    def messy(messages: list[Message]) -> str:
+        passage = messages[1]["content"]  # repairs append turns after the passage
+        good = heuristic_extraction(passage.split("\n", 1)[-1])
+        text = json.dumps(good)
+        attempt = seen[passage] = seen.get(passage, 0) + 1
+        if "Marie Curie" in passage:
+            return f"Sure! Here it is:\n```json\n{text}\n```"
+        if "Albert Einstein" in passage:
+            return "<think>Let me find the entities.</think>" + json.dumps(good["relations"])
+        if "Niels Bohr" in passage:
+            return text[: len(text) * 2 // 3]  # truncated mid-way
+        if "Lise Meitner" in passage:  # wrong types first, then a good answer
+            return '{"entities": "none", "relations": 7}' if attempt == 1 else text
+        return "I cannot help with that."  # Otto Hahn: never valid JSON
+
+    llm = scripted_llm(tmp_path / "cache.sqlite", messy)
+    report = build(hstore, [corpus], llm)
+    assert report.documents_new == 5
+    statuses = {
+        r["title"]: r["status"]
+        for r in hstore.run_text(
+            "MATCH (c:Chunk)-[:PART_OF]->(d:Document) "
+            "RETURN d.title AS title, c.extraction AS status"
+        ).records()
+    }
+    assert statuses["curie"] == "ok"
+    assert statuses["Albert Einstein"] == "ok"
+    assert statuses["Niels Bohr"] == "ok"
+    assert statuses["Lise Meitner"] == "ok"
+    assert statuses["Otto Hahn"].startswith("failed: ")
+    assert report.chunks_failed == 1
+    assert seen[next(p for p in seen if '"Otto Hahn"' in p)] == 3  # first try + 2 repairs
+    names = entity_names(hstore)
+    assert {"Marie Curie", "Albert Einstein", "Lise Meitner", "Niels Bohr"} <= names
+    failed = hstore.run("build/extraction_report")
+    assert [r["document"] for r in failed] == ["Otto Hahn"]
+
+
+def _embed(text: str) -> list[float]:
+    from buildkit import HASH_SPEC
+    from graphmind.embed.hashing import HashingEmbedder
+
+    return HashingEmbedder(HASH_SPEC).embed([text])[0]
+
+
+def _chunks_by_source(store: GraphStore) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for r in store.run_text(
+        "MATCH (c:Chunk)-[:PART_OF]->(d:Document) RETURN d.source AS s, c.id AS c"
+    ).records():
+        out.setdefault(r["s"], set()).add(r["c"])
+    return out
+
+
+def _fresh_build_dump(
+    store: GraphStore, corpus: Path, tmp_path: Path
+) -> dict[str, list[tuple[str, ...]]]:
+    """The graph an uninterrupted build of ``corpus`` gives, in a new store of the same kind."""
+    from conftest import open_falkordb
+
+    if store.backend != "falkordb":
+        pytest.skip("fresh-store comparison needs a second store")
+    fresh = open_falkordb(tmp_path / "fresh" / "graph.db")
+    try:
+        build(fresh, [corpus], scripted_llm(tmp_path / "cache.sqlite"))
+        return dump(fresh, volatile=FIRST_SEEN)
+    finally:
+        fresh.close()

@@ -1,0 +1,131 @@
+"""A build killed with SIGKILL mid-way, then re-run, ends with exactly the graph of an
+uninterrupted build: no duplicates, no half-written documents."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from buildkit import build, dump, scripted_llm
+from conftest import open_falkordb
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, sys.argv[3])
+    from buildkit import HASH_SPEC, scripted_llm
+    from graphmind.build.pipeline import BuildOptions, BuildPipeline, NoProgress
+    from graphmind.embed.hashing import HashingEmbedder
+    from graphmind.extract.heuristic import heuristic_response
+    from graphmind.store.falkordb import FalkorDBLiteStore
+
+    def slow(messages):
+        time.sleep(0.02)
+        return heuristic_response(messages)
+
+    class Report(NoProgress):
+        def advance(self, stage, amount=1):
+            if stage == "documents":
+                print("batch", flush=True)
+
+    store = FalkorDBLiteStore(sys.argv[1])
+    store.ensure_schema(HASH_SPEC)
+    llm = scripted_llm(__import__("pathlib").Path(sys.argv[2]), slow)
+    BuildPipeline(store, HashingEmbedder(HASH_SPEC), llm, BuildOptions(batch_docs=2),
+                  Report()).run([sys.argv[4]])
+    print("finished", flush=True)
+    """
+)
+
+PEOPLE = [
+    "Ada Lovelace",
+    "Alan Turing",
+    "Grace Hopper",
+    "Edsger Dijkstra",
+    "Barbara Liskov",
+    "Donald Knuth",
+    "John Backus",
+    "Frances Allen",
+    "Ken Thompson",
+    "Dennis Ritchie",
+]
+PLACES = [
+    "London",
+    "Manchester",
+    "New York",
+    "Rotterdam",
+    "Los Angeles",
+    "Milwaukee",
+    "Philadelphia",
+    "Peru",
+    "New Orleans",
+    "Bronxville",
+]
+
+
+def make_corpus(root: Path, n: int = 24) -> Path:
+    root.mkdir(parents=True)
+    for i in range(n):
+        person, place = PEOPLE[i % len(PEOPLE)], PLACES[(i * 3) % len(PLACES)]
+        other = PEOPLE[(i + 1) % len(PEOPLE)]
+        (root / f"doc{i:02d}.txt").write_text(
+            f"{person} lived in {place} in {1900 + i}. {person} worked with {other} at "
+            f"Lab Number {i % 5}.\n\n{other} visited {place} for Project {i}."
+        )
+    return root
+
+
+def test_killed_build_resumes_to_the_uninterrupted_graph(tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "corpus")
+    db = tmp_path / "killed" / "graph.db"
+    db.parent.mkdir()
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            str(db),
+            str(tmp_path / "cache.sqlite"),
+            str(Path(__file__).parent),
+            str(corpus),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    batches = 0
+    while batches < 4:
+        line = child.stdout.readline()
+        assert line, "the child build ended before it could be killed"
+        batches += line.strip() == "batch"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+
+    store = open_falkordb(db)
+    try:
+        written = store.counts()["Document"]
+        assert 8 <= written < 24, "the kill should land mid-way"
+        half = store.run_text(
+            "MATCH (d:Document) WHERE NOT (d)<-[:PART_OF]-(:Chunk) RETURN count(d) AS n"
+        ).records()
+        assert half == [{"n": 0}]
+        llm = scripted_llm(tmp_path / "cache.sqlite")
+        report = build(store, [corpus], llm)
+        assert report.documents_skipped == written and report.documents_new == 24 - written
+        resumed = dump(store)
+    finally:
+        store.close()
+
+    fresh = open_falkordb(tmp_path / "fresh" / "graph.db")
+    try:
+        build(fresh, [corpus], scripted_llm(tmp_path / "fresh-cache.sqlite"))
+        expected = dump(fresh)
+        for kind in ("nodes", "rels"):
+            assert [x for x in resumed[kind] if x not in expected[kind]] == []
+            assert [x for x in expected[kind] if x not in resumed[kind]] == []
+    finally:
+        fresh.close()

@@ -1,0 +1,62 @@
+"""The real in-process llama.cpp provider on the fetched default model (slow)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from graphmind.config import load_settings
+from graphmind.errors import LLMOutputError
+from graphmind.llm import LLM, ResponseCache, default_gguf_path
+from graphmind.llm.llamacpp_provider import LlamaCppProvider
+
+
+class Entity(BaseModel):
+    name: str
+    type: str
+
+
+class Entities(BaseModel):
+    entities: list[Entity]
+
+
+MESSAGES = [
+    {
+        "role": "system",
+        "content": "Extract the named entities (people, places, organisations) from the text.",
+    },
+    {"role": "user", "content": "Marie Curie was born in Warsaw."},
+]
+
+
+@pytest.mark.slow
+def test_the_default_offline_model_extracts_entities(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    settings = load_settings()
+    path = default_gguf_path(settings)
+    if path is None:
+        pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
+    provider = LlamaCppProvider(path, n_ctx=2048)
+    llm = LLM(provider, cache=ResponseCache(tmp_path / "cache.sqlite"), max_tokens=256)
+    started = time.monotonic()
+    result = llm.structured("extract", MESSAGES, Entities)
+    seconds = time.monotonic() - started
+    usage = llm.ledger.get("extract")
+    print(
+        f"\nllama.cpp {path.name}: {seconds:.2f} s (load + {usage.calls} call(s)), "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens: {result}"
+    )
+    names = " ".join(e.name for e in result.entities)
+    assert "Curie" in names or "Warsaw" in names
+    assert usage.prompt_tokens > 0 and usage.completion_tokens > 0
+
+    again = llm.structured("extract", MESSAGES, Entities)
+    assert again == result and llm.ledger.get("extract").cache_hits == 1
+
+    too_long = [MESSAGES[0], {"role": "user", "content": "Marie Curie was born. " * 600}]
+    with pytest.raises(LLMOutputError, match="exceed context window"):
+        llm.structured("extract", too_long, Entities)
+    provider.close()

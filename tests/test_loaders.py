@@ -1,0 +1,148 @@
+"""Loaders and chunking: every supported format, stable ids, clear failures."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from graphmind.build.chunking import chunk_text, count_tokens, split_sentences
+from graphmind.build.loaders import LoadOptions, html_to_text, load_paths
+from graphmind.errors import ConfigError
+
+
+def minimal_pdf(text: str) -> bytes:
+    """A one-page PDF showing ``text`` (built by hand: offsets computed, no library)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    return bytes(out)
+
+
+def test_every_format_loads(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Plain text here.")
+    (tmp_path / "b.md").write_text("intro\n# The Title\nBody.")
+    (tmp_path / "c.html").write_text(
+        "<html><head><title>Page</title><script>x()</script></head><body><p>Hello</p>"
+        "<p>World &amp; more</p></body></html>"
+    )
+    (tmp_path / "d.pdf").write_bytes(minimal_pdf("Text inside a PDF"))
+    (tmp_path / "e.jsonl").write_text(
+        json.dumps({"title": "One", "text": "First."})
+        + "\n\n"
+        + json.dumps({"title": "Two", "text": "Second."})
+        + "\n"
+    )
+    (tmp_path / "f.json").write_text(json.dumps({"title": "Solo", "text": "Alone."}))
+    result = load_paths([tmp_path])
+    assert result.failures == []
+    docs = {d.title: d for d in result.documents}
+    assert docs["a"].text == "Plain text here."
+    assert docs["The Title"].text.endswith("Body.")
+    assert docs["Page"].text == "Hello\n\nWorld & more"
+    assert docs["d"].text == "Text inside a PDF"
+    assert docs["One"].text == "One\nFirst." and docs["One"].source.endswith("e.jsonl#One")
+    assert docs["Solo"].text == "Alone."
+    assert len({d.id for d in result.documents}) == len(result.documents) == 7
+
+
+def test_ids_are_deterministic_and_change_with_content(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Version one.")
+    first = load_paths([tmp_path]).documents[0]
+    assert load_paths([tmp_path / "a.txt"]).documents[0].id == first.id
+    (tmp_path / "a.txt").write_text("Version two.")
+    second = load_paths([tmp_path]).documents[0]
+    assert second.source == first.source and second.id != first.id
+
+
+def test_include_exclude_and_hidden_files(tmp_path: Path) -> None:
+    (tmp_path / "keep.md").write_text("Keep.")
+    (tmp_path / "drop.md").write_text("Drop.")
+    (tmp_path / "notes.txt").write_text("Notes.")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "x.txt").write_text("Hidden.")
+    options = LoadOptions(include=["*.md"], exclude=["drop*"])
+    assert [d.text for d in load_paths([tmp_path], options).documents] == ["Keep."]
+    assert sorted(d.text for d in load_paths([tmp_path]).documents) == ["Drop.", "Keep.", "Notes."]
+
+
+def test_json_fields_and_failures_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "custom.json").write_text(json.dumps([{"name": "X", "body": "Body of X."}]))
+    (tmp_path / "broken.json").write_text("[{not json")
+    (tmp_path / "empty.txt").write_text("   \n")
+    result = load_paths([tmp_path], LoadOptions(text_field="body", title_field="name"))
+    assert [d.text for d in result.documents] == ["Body of X."]
+    reasons = {Path(f.source).name: f.reason for f in result.failures}
+    assert "invalid JSON" in reasons["broken.json"]
+    assert reasons["empty.txt"] == "no text"
+    wrong = load_paths([tmp_path / "custom.json"])
+    assert "no record has the text field 'text'" in wrong.failures[0].reason
+    with pytest.raises(ConfigError, match="no such file"):
+        load_paths([tmp_path / "missing"])
+
+
+def test_passage_corpus_uses_titles_as_keys(tmp_path: Path) -> None:
+    passages = [{"title": "A", "text": "a."}, {"title": "B", "text": "b."}]
+    (tmp_path / "corpus.json").write_text(json.dumps(passages))
+    docs = load_paths([tmp_path]).documents
+    assert [d.source.rsplit("#", 1)[1] for d in docs] == ["A", "B"]
+    dup = [{"title": "A", "text": "one."}, {"title": "A", "text": "two."}]
+    (tmp_path / "corpus.json").write_text(json.dumps(dup))
+    assert [d.source.rsplit("#", 1)[1] for d in load_paths([tmp_path]).documents] == ["0", "1"]
+
+
+def test_html_text_drops_markup() -> None:
+    title, text = html_to_text("<title> T </title><style>a{}</style><div>A<br>B</div>")
+    assert title == "T" and text == "A\n\nB"
+
+
+def test_chunking_respects_size_sentences_and_overlap() -> None:
+    sentences = [f"Sentence {i} has exactly seven tokens." for i in range(40)]
+    text = " ".join(sentences)
+    chunks = chunk_text("doc", text, size=30, overlap=8)
+    assert all(c.tokens <= 30 for c in chunks)
+    assert [c.position for c in chunks] == list(range(len(chunks)))
+    for chunk in chunks:
+        assert chunk.text in text and chunk.text.endswith(".")
+        assert chunk.tokens == count_tokens(chunk.text)
+    for previous, current in pairwise(chunks):
+        assert current.text.split(". ")[0] + "." in previous.text  # one sentence carried over
+    covered = " ".join(c.text for c in chunks)
+    assert all(s in covered for s in sentences)
+    again = chunk_text("doc", text, size=30, overlap=8)
+    assert [c.id for c in again] == [c.id for c in chunks]
+    assert chunk_text("other", text, size=30, overlap=8)[0].id != chunks[0].id
+
+
+def test_sentence_splitting_keeps_abbreviations_and_quotes() -> None:
+    text = 'Dr. Smith met J. K. Rowling. She said "Hello!" Then they left.\n\nNew paragraph'
+    assert split_sentences(text) == [
+        "Dr. Smith met J. K. Rowling.",
+        'She said "Hello!"',
+        "Then they left.",
+        "New paragraph",
+    ]
+
+
+def test_one_huge_sentence_is_cut_into_windows() -> None:
+    chunks = chunk_text("doc", "word " * 1000, size=100, overlap=10)
+    assert len(chunks) == 10 and all(c.tokens == 100 for c in chunks)
