@@ -125,6 +125,24 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 )
 @click.option("--batch-docs", default=16, show_default=True, help="Documents per atomic write.")
 @click.option("--limit", type=int, help="Build only the first N documents.")
+@click.option(
+    "--communities/--no-communities",
+    default=True,
+    show_default=True,
+    help="Recompute communities and PageRank when entities changed.",
+)
+@click.option(
+    "--max-community-size",
+    default=50,
+    show_default=True,
+    help="Communities larger than this are split into a deeper level.",
+)
+@click.option(
+    "--layers",
+    type=click.Choice(["episodic"]),
+    multiple=True,
+    help="Optional layers: 'episodic' adds sliding-window narrative summaries.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_obj
 def build(
@@ -140,6 +158,9 @@ def build(
     resolve: str,
     batch_docs: int,
     limit: int | None,
+    communities: bool,
+    max_community_size: int,
+    layers: Sequence[str],
     as_json: bool,
 ) -> None:
     """Build documents (files or folders: txt, md, html, pdf, json, jsonl) into the graph."""
@@ -147,6 +168,7 @@ def build(
     from graphmind.build.loaders import LoadOptions
     from graphmind.build.pipeline import BuildOptions
     from graphmind.cli_progress import RichProgress, print_build_report
+    from graphmind.communities.pipeline import CommunityOptions
 
     if chunk_size < 8 or not 0 <= chunk_overlap < chunk_size:
         raise click.BadParameter("need chunk size >= 8 and 0 <= overlap < chunk size")
@@ -160,7 +182,15 @@ def build(
         limit=limit,
     )
     with RichProgress(err, enabled=not as_json) as progress:
-        report = api.build(paths, options, settings(), progress)
+        report = api.build(
+            paths,
+            options,
+            settings(),
+            progress,
+            communities=communities,
+            community_options=CommunityOptions(max_size=max_community_size),
+            layers=layers,
+        )
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2, default=str))
     else:
@@ -168,6 +198,53 @@ def build(
     if report.interrupted:
         err.print("[yellow]interrupted:[/] run the same command again to resume")
         sys.exit(130)
+
+
+@main.command(name="communities")
+@click.option(
+    "--projection",
+    type=click.Choice(["related", "cooccurrence"]),
+    default="related",
+    show_default=True,
+    help="Entity graph: RELATED edges or co-mention in a chunk.",
+)
+@click.option("--max-size", default=50, show_default=True, help="Split communities above this.")
+@click.option("--levels", default=3, show_default=True, help="At most this many levels.")
+@click.option("--resolution", default=1.0, show_default=True, help="Leiden resolution.")
+@click.option(
+    "--summaries/--no-summaries",
+    default=True,
+    show_default=True,
+    help="Summarise new communities with the LLM (else: member names).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def communities_command(
+    settings: Callable[[], Settings],
+    projection: str,
+    max_size: int,
+    levels: int,
+    resolution: float,
+    summaries: bool,
+    as_json: bool,
+) -> None:
+    """Recompute communities (hierarchical Leiden), their summaries and PageRank."""
+    from graphmind import api
+    from graphmind.cli_progress import RichProgress, print_community_stats
+    from graphmind.communities.pipeline import CommunityOptions
+
+    options = CommunityOptions(
+        projection=projection,  # type: ignore[arg-type]
+        max_size=max_size,
+        max_levels=levels,
+        resolution=resolution,
+    )
+    with RichProgress(err, enabled=not as_json) as progress:
+        stats = api.communities(options, settings(), progress, summarize=summaries)
+    if as_json:
+        click.echo(json.dumps(stats.__dict__, indent=2, default=str))
+    else:
+        print_community_stats(out, stats.__dict__)
 
 
 def _query_text(file_or_query: str) -> str:
@@ -244,6 +321,19 @@ def _print_doctor(report: DoctorReport) -> None:
         counts.add_row(label, str(count))
     counts.add_row("(relationships)", str(report.relationships))
     out.print(counts)
+    if report.communities:
+        levels = Table(
+            "level", "communities", "mean size", "max size", "algorithm", title="communities"
+        )
+        for row in report.communities:
+            levels.add_row(
+                str(row["level"]),
+                str(row["communities"]),
+                f"{row['mean_size']:.1f}",
+                str(row["max_size"]),
+                str(row["algorithm"]),
+            )
+        out.print(levels)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,15 @@ def print_build_report(console: Console, report: BuildReport) -> None:
     for stage, seconds in report.seconds.items():
         stages.add_row(stage, f"{seconds:.2f}")
     console.print(stages)
+    if report.communities:
+        print_community_stats(console, report.communities)
+    if report.episodes:
+        e = report.episodes
+        console.print(
+            f"episodes: {e['episodes']} over {e['documents']} documents "
+            f"({e['new']} new, {e['unchanged']} unchanged, {e['deleted']} removed; "
+            f"{e['summarised']} LLM summaries, {e['fallbacks']} extractive)"
+        )
     for failure in report.load_failures[:20]:
         console.print(f"[yellow]not read:[/] {failure.source}: {failure.reason}", highlight=False)
     for warning in report.warnings:
@@ -124,4 +133,27 @@ def _print_ledger(console: Console, ledger: dict[str, Any]) -> None:
             str(row.get("failures", 0)),
             f"{row.get('seconds', 0.0):.1f}",
         )
+    console.print(table)
+
+
+def print_community_stats(console: Console, stats: dict[str, Any]) -> None:
+    """What the community stage did."""
+    table = Table(title="communities", show_header=False)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    levels = stats.get("levels") or {}
+    table.add_row("algorithm", str(stats.get("algorithm")))
+    table.add_row("PageRank", str(stats.get("pagerank")))
+    for level, count in sorted(levels.items()):
+        table.add_row(f"level {level}", str(count))
+    if stats.get("modularity") is not None:
+        table.add_row("modularity (level 0)", f"{stats['modularity']:.3f}")
+    table.add_row(
+        "new / unchanged / removed",
+        f"{stats.get('new')} / {stats.get('unchanged')} / {stats.get('deleted')}",
+    )
+    table.add_row(
+        "summaries (LLM / failed)", f"{stats.get('summarised')} / {stats.get('summary_failures')}"
+    )
+    table.add_row("seconds", f"{(stats.get('seconds') or {}).get('total', 0.0):.2f}")
     console.print(table)

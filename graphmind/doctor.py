@@ -21,6 +21,7 @@ class DoctorReport:
     llm: str
     store: StoreInfo | None = None
     relationships: int = 0
+    communities: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -49,6 +50,7 @@ def run_doctor(settings: Settings) -> DoctorReport:
         with open_store(settings) as store:
             report.store = store.info()
             report.relationships = store.relationship_count()
+            report.communities = store.run("community/counts_by_level")
     except GraphMindError as exc:
         report.problems.append(str(exc))
         return report

@@ -116,3 +116,19 @@ def test_build_without_an_llm_says_what_to_do(tmp_path: Path) -> None:
     result = graphmind(tmp_path, "build", str(corpus), env=env)
     assert result.returncode == 2
     assert "fetch_model.py" in result.stderr and "--extract none" in result.stderr
+
+
+def test_build_with_the_episodic_layer_and_communities_command(tmp_path: Path) -> None:
+    corpus = tmp_path / "story.txt"
+    corpus.write_text(" ".join(f"Scene {i}: Mira walks to the harbour at dawn." for i in range(60)))
+    env = {"GRAPHMIND_EMBEDDER": "hash:384"}
+    result = graphmind(tmp_path, "build", str(corpus), "--extract", "none", "--chunk-size", "40",
+                       "--chunk-overlap", "0", "--layers", "episodic", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    chunks = report["counts"]["Chunk"]
+    assert chunks > 3 and report["episodes"]["episodes"] == -(-chunks // 3)
+    assert report["episodes"]["fallbacks"] == report["episodes"]["new"]
+    communities = graphmind(tmp_path, "communities", "--no-summaries", "--json", env=env)
+    assert communities.returncode == 0, communities.stderr
+    assert json.loads(communities.stdout)["levels"] == {}  # no entities without extraction

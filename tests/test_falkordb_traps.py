@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import EMBEDDER, open_falkordb
+from conftest import EMBEDDER, chunk_rows_for_child, open_falkordb
 from graphmind.errors import StoreInUseError
 from graphmind.store.falkordb import SERVER_CONFIG
 
@@ -86,7 +86,7 @@ def test_orphaned_server_of_a_killed_process_is_recovered(tmp_path: Path) -> Non
         """
         import sys, time
         sys.path.insert(0, sys.argv[2])
-        from conftest import EMBEDDER, open_falkordb, chunk_rows_for_child
+        from conftest import EMBEDDER, chunk_rows_for_child, open_falkordb, chunk_rows_for_child
         store = open_falkordb(__import__("pathlib").Path(sys.argv[1]))
         store.ensure_schema(EMBEDDER)
         store.write_rows("contract/merge_chunks", chunk_rows_for_child(20))
@@ -127,3 +127,43 @@ def test_server_runs_with_appendonly_and_no_client_timeout(tmp_path: Path) -> No
         assert kwargs["retry"].get_retries() == 0
     finally:
         store.close()
+
+
+def test_two_stores_in_one_folder_are_independent(tmp_path: Path) -> None:
+    first = open_falkordb(tmp_path / "one.db")
+    first.ensure_schema(EMBEDDER)
+    first.write_rows("contract/merge_chunks", chunk_rows_for_child(3))
+    first.close()
+    second = open_falkordb(tmp_path / "two.db")
+    try:
+        assert second.meta() is None
+        assert second.counts()["Chunk"] == 0
+    finally:
+        second.close()
+    again = open_falkordb(tmp_path / "one.db")
+    try:
+        assert again.counts()["Chunk"] == 3
+    finally:
+        again.close()
+
+
+def test_a_copied_store_file_keeps_its_data(tmp_path: Path) -> None:
+    import shutil
+
+    store = open_falkordb(tmp_path / "graph.db")
+    store.ensure_schema(EMBEDDER)
+    store.write_rows("contract/merge_chunks", chunk_rows_for_child(4))
+    store.close()
+    shutil.copy(tmp_path / "graph.db", tmp_path / "copy.db")  # the snapshot only
+    copy = open_falkordb(tmp_path / "copy.db")
+    try:
+        assert copy.counts()["Chunk"] == 4
+        copy.write_rows("contract/merge_chunks", chunk_rows_for_child(5))
+        assert (tmp_path / "copy.db.aof").is_dir()
+    finally:
+        copy.close()
+    again = open_falkordb(tmp_path / "copy.db")  # now from its own append-only files
+    try:
+        assert again.counts()["Chunk"] == 5
+    finally:
+        again.close()

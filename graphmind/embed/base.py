@@ -63,7 +63,7 @@ class Embedder(Protocol):
     @property
     def max_tokens(self) -> int | None:
         """Tokens the model reads per text (longer texts are truncated); None if unbounded
-        or unknown."""
+        or unknown. May load the model."""
         ...
 
     def load(self) -> None:

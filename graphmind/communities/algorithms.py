@@ -1,0 +1,142 @@
+"""Client-side graph algorithms (igraph + leidenalg) for stores without GDS.
+
+All functions take a :class:`Projection` (node ids and weighted edges, read by a named
+query) and are deterministic: nodes are ordered by id and Leiden runs with a fixed seed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphmind.store.base import Projection
+
+
+@dataclass(frozen=True)
+class Community:
+    """A set of entities at one level; ``parent`` indexes the enclosing community in the
+    list :func:`hierarchical_leiden` returns."""
+
+    level: int
+    members: tuple[str, ...]
+    parent: int | None
+
+
+def _graph(nodes: Sequence[str], edges: Iterable[tuple[str, str, float]]) -> Any:
+    """An undirected weighted igraph graph; parallel edges are summed."""
+    import igraph as ig
+
+    index = {node: i for i, node in enumerate(nodes)}
+    weights: dict[tuple[int, int], float] = defaultdict(float)
+    for a, b, w in edges:
+        if a in index and b in index and a != b:
+            key = (min(index[a], index[b]), max(index[a], index[b]))
+            weights[key] += w
+    pairs = sorted(weights)
+    graph = ig.Graph(n=len(nodes), edges=pairs, directed=False)
+    graph.es["weight"] = [weights[p] for p in pairs]
+    graph.vs["name"] = list(nodes)
+    return graph
+
+
+def leiden_partition(
+    nodes: Sequence[str],
+    edges: Iterable[tuple[str, str, float]],
+    *,
+    seed: int = 42,
+    resolution: float = 1.0,
+) -> list[list[str]]:
+    """Leiden communities (modularity with a resolution), largest first, members sorted."""
+    import leidenalg
+
+    ordered = sorted(nodes)
+    if not ordered:
+        return []
+    graph = _graph(ordered, edges)
+    if graph.ecount() == 0:
+        return [[n] for n in ordered]
+    partition = leidenalg.find_partition(
+        graph,
+        leidenalg.RBConfigurationVertexPartition,
+        weights="weight",
+        resolution_parameter=resolution,
+        seed=seed,
+        n_iterations=-1,
+    )
+    groups = [sorted(ordered[i] for i in members) for members in partition]
+    return sorted(groups, key=lambda g: (-len(g), g[0]))
+
+
+def hierarchical_leiden(
+    projection: Projection,
+    *,
+    seed: int = 42,
+    resolution: float = 1.0,
+    max_size: int = 50,
+    max_levels: int = 3,
+) -> list[Community]:
+    """Leiden on the whole graph (level 0), then Leiden again inside every community
+    larger than ``max_size`` (level 1, 2, …) until none is or ``max_levels`` is reached."""
+    communities: list[Community] = []
+    edges = projection.edges
+    frontier: list[tuple[int | None, list[str]]] = [(None, list(projection.nodes))]
+    for level in range(max_levels):
+        next_frontier: list[tuple[int | None, list[str]]] = []
+        for parent, nodes in frontier:
+            inside = set(nodes)
+            sub_edges = [e for e in edges if e[0] in inside and e[1] in inside]
+            groups = leiden_partition(nodes, sub_edges, seed=seed, resolution=resolution)
+            if parent is not None and len(groups) < 2:
+                continue  # cannot be split further
+            for group in groups:
+                communities.append(Community(level, tuple(group), parent))
+                if len(group) > max_size:
+                    next_frontier.append((len(communities) - 1, group))
+        if not next_frontier:
+            break
+        frontier = next_frontier
+    return communities
+
+
+def modularity(projection: Projection, groups: Sequence[Sequence[str]]) -> float:
+    """Weighted modularity of a partition of the projection's nodes."""
+    nodes = sorted(projection.nodes)
+    graph = _graph(nodes, projection.edges)
+    if graph.ecount() == 0:
+        return 0.0
+    position = {n: i for i, n in enumerate(nodes)}
+    membership = [0] * len(nodes)
+    for label, group in enumerate(groups):
+        for node in group:
+            membership[position[node]] = label
+    return float(graph.modularity(membership, weights="weight"))
+
+
+def pagerank(projection: Projection, *, damping: float = 0.85) -> dict[str, float]:
+    """Weighted PageRank of every node (undirected)."""
+    nodes = sorted(projection.nodes)
+    if not nodes:
+        return {}
+    graph = _graph(nodes, projection.edges)
+    weights = "weight" if graph.ecount() else None
+    scores = graph.pagerank(weights=weights, damping=damping, directed=False)
+    return dict(zip(nodes, (float(s) for s in scores), strict=True))
+
+
+def personalized_pagerank(
+    projection: Projection, seeds: Iterable[str], *, damping: float = 0.85
+) -> dict[str, float]:
+    """PageRank restarting at ``seeds`` (those present in the projection)."""
+    nodes = sorted(projection.nodes)
+    position = {n: i for i, n in enumerate(nodes)}
+    reset = sorted({position[s] for s in seeds if s in position})
+    if not reset:
+        return {}
+    graph = _graph(nodes, projection.edges)
+    weights = "weight" if graph.ecount() else None
+    scores = graph.personalized_pagerank(
+        reset_vertices=reset, weights=weights, damping=damping, directed=False
+    )
+    return dict(zip(nodes, (float(s) for s in scores), strict=True))

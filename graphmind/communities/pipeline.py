@@ -1,0 +1,245 @@
+"""The community layer: hierarchical Leiden, LLM summaries, PageRank.
+
+Community ids hash their level and members, so a re-run on an unchanged graph finds
+every community already there and changes nothing; only communities whose membership
+changed are summarised again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from graphmind.build.loaders import digest
+from graphmind.build.pipeline import Progress, counter
+from graphmind.communities.algorithms import Community, hierarchical_leiden, modularity
+from graphmind.communities.centrality import (
+    GDS_GRAPH,
+    drop_gds_projection,
+    ensure_gds_projection,
+    store_pagerank,
+)
+from graphmind.communities.report import CommunityReport, embedding_text, messages_for
+from graphmind.store.base import GraphStore, Projection, iter_batches
+
+if TYPE_CHECKING:
+    from graphmind.embed import Embedder
+    from graphmind.llm import LLM
+
+TASK = "summarize"
+
+
+@dataclass
+class CommunityOptions:
+    """How communities are found and summarised."""
+
+    projection: Literal["related", "cooccurrence"] = "related"
+    max_size: int = 50
+    max_levels: int = 3
+    min_size: int = 2
+    resolution: float = 1.0
+    seed: int = 42
+    max_entities: int = 30
+    max_relations: int = 40
+
+
+@dataclass
+class CommunityStats:
+    """What a community run did."""
+
+    algorithm: str = ""
+    pagerank: str = ""
+    levels: dict[int, int] = field(default_factory=dict)
+    modularity: float | None = None
+    new: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    summarised: int = 0
+    summary_failures: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _Planned:
+    id: str
+    level: int
+    members: tuple[str, ...]
+    parent: str | None
+
+
+def build_communities(
+    store: GraphStore,
+    embedder: Embedder,
+    llm: LLM | None,
+    options: CommunityOptions | None = None,
+    progress: Progress | None = None,
+) -> CommunityStats:
+    """Detect, summarise, embed and write communities; store PageRank on entities."""
+    opts = options or CommunityOptions()
+    stats = CommunityStats()
+    started = time.perf_counter()
+    projection: Projection | None = None
+    if store.has_gds() and opts.projection == "related":
+        ensure_gds_projection(store, fresh=True)
+        communities = _gds_leiden(store, opts)
+        stats.algorithm = "gds.leiden"
+    else:
+        query = "community/entity_projection"
+        if opts.projection == "cooccurrence":
+            query = "community/cooccurrence_projection"
+        projection = store.read_projection(query)
+        communities = hierarchical_leiden(
+            projection,
+            seed=opts.seed,
+            resolution=opts.resolution,
+            max_size=opts.max_size,
+            max_levels=opts.max_levels,
+        )
+        top = [c.members for c in communities if c.level == 0]
+        stats.modularity = modularity(projection, top) if top else None
+        stats.algorithm = "leiden (leidenalg + igraph)"
+    stats.seconds["detect"] = time.perf_counter() - started
+    planned = _plan(communities, opts.min_size)
+    for p in planned:
+        stats.levels[p.level] = stats.levels.get(p.level, 0) + 1
+
+    t0 = time.perf_counter()
+    stats.pagerank = store_pagerank(store, projection if opts.projection == "related" else None)
+    stats.seconds["pagerank"] = time.perf_counter() - t0
+
+    existing = {r["id"]: r for r in store.run("community/existing")}
+    todo = [p for p in planned if not (p.id in existing and existing[p.id]["summarised"])]
+    stats.new, stats.unchanged = len(todo), len(planned) - len(todo)
+    t0 = time.perf_counter()
+    rows = _summarise(store, embedder, llm, todo, opts, stats, progress)
+    stats.seconds["summarise"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    for batch in iter_batches(sorted(rows, key=lambda r: r["level"]), 200):
+        store.write_rows("community/write_communities", batch, batch_size=len(batch))
+    parents = [{"id": p.id, "parent": p.parent} for p in planned if p.parent]
+    store.write_rows("community/link_parents", parents, batch_size=2000)
+    keep = [p.id for p in planned]
+    stats.deleted = int(
+        store.run("community/delete_stale", {"keep": keep}, write=True)[0]["deleted"]
+    )
+    stats.seconds["write"] = time.perf_counter() - t0
+    if store.has_gds():
+        drop_gds_projection(store)
+    stats.seconds["total"] = time.perf_counter() - started
+    return stats
+
+
+def _gds_leiden(store: GraphStore, opts: CommunityOptions) -> list[Community]:
+    """GDS Leiden's intermediate communities as levels (coarsest = level 0)."""
+    rows = store.run(
+        "community/gds_leiden",
+        {"graph": GDS_GRAPH, "seed": opts.seed, "resolution": opts.resolution},
+    )
+    depth = max((len(r["intermediateCommunityIds"] or []) for r in rows), default=1) or 1
+    keys_per_level: list[dict[str, int]] = []
+    for level in range(min(depth, opts.max_levels)):
+        keys = {}
+        for r in rows:
+            chain = r["intermediateCommunityIds"] or [r["communityId"]]
+            keys[r["id"]] = chain[max(0, len(chain) - 1 - level)]
+        keys_per_level.append(keys)
+    communities: list[Community] = []
+    index_of: dict[tuple[int, int], int] = {}
+    for level, keys in enumerate(keys_per_level):
+        groups: dict[int, list[str]] = defaultdict(list)
+        for node, key in keys.items():
+            groups[key].append(node)
+        for key, members in sorted(groups.items(), key=lambda kv: sorted(kv[1])[0]):
+            parent = None
+            if level:
+                parent_key = keys_per_level[level - 1][members[0]]
+                parent = index_of[(level - 1, parent_key)]
+                if len(communities[parent].members) == len(members):
+                    index_of[(level, key)] = parent  # not split: no new community
+                    continue
+            index_of[(level, key)] = len(communities)
+            communities.append(Community(level, tuple(sorted(members)), parent))
+    return communities
+
+
+def _plan(communities: list[Community], min_size: int) -> list[_Planned]:
+    """Deterministic ids; communities below ``min_size`` are left out."""
+    ids = [digest("community", str(c.level), *c.members) for c in communities]
+    planned = []
+    for c, cid in zip(communities, ids, strict=True):
+        if len(c.members) >= min_size:
+            parent = ids[c.parent] if c.parent is not None else None
+            planned.append(_Planned(cid, c.level, c.members, parent))
+    return planned
+
+
+def _summarise(
+    store: GraphStore,
+    embedder: Embedder,
+    llm: LLM | None,
+    todo: list[_Planned],
+    opts: CommunityOptions,
+    stats: CommunityStats,
+    progress: Progress | None,
+) -> list[dict[str, Any]]:
+    """Summaries (LLM, or the member names when there is none), embedded, as write rows."""
+    contexts = []
+    for p in todo:
+        context = store.run(
+            "community/community_context",
+            {
+                "ids": list(p.members),
+                "max_entities": opts.max_entities,
+                "max_relations": opts.max_relations,
+            },
+        )
+        contexts.append(context[0] if context else {"entities": [], "relations": []})
+    reports: list[CommunityReport | None] = [None] * len(todo)
+    if llm is not None and todo:
+        if progress is not None:
+            progress.start("summaries", len(todo))
+        outputs = llm.structured_many(
+            TASK,
+            [messages_for(c["entities"], c["relations"]) for c in contexts],
+            CommunityReport,
+            on_done=counter(progress, "summaries"),
+        )
+        for i, output in enumerate(outputs):
+            if isinstance(output, CommunityReport):
+                reports[i] = output
+                stats.summarised += 1
+            else:
+                stats.summary_failures += 1
+    rows = []
+    finished = [r or _fallback(c) for r, c in zip(reports, contexts, strict=True)]
+    vectors = embedder.embed([embedding_text(r) for r in finished]) if finished else []
+    for p, r, vector, generated in zip(todo, finished, vectors, reports, strict=True):
+        rows.append(
+            {
+                "id": p.id,
+                "level": p.level,
+                "members": list(p.members),
+                "parent": p.parent,
+                "title": r.title,
+                "summary": r.summary,
+                "key_facts": r.key_facts,
+                "algorithm": stats.algorithm,
+                "embedding": vector,
+                "summary_status": "llm" if generated is not None else "names",
+            }
+        )
+    return rows
+
+
+def _fallback(context: dict[str, Any]) -> CommunityReport:
+    """A summary from the member names, when no LLM wrote one."""
+    names = [e["name"] for e in context["entities"]][:12]
+    facts = [f"{r['subject']} {r['predicate']} {r['object']}" for r in context["relations"] if r]
+    return CommunityReport(
+        title=", ".join(names[:3]) or "community",
+        summary="Entities: " + ", ".join(names) + ".",
+        key_facts=facts[:8],
+    )

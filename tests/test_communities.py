@@ -1,0 +1,188 @@
+"""The community layer on FalkorDB Lite: Leiden, summaries, PageRank, personalized PageRank."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from buildkit import HASH_SPEC, build, dump, scripted_llm
+from conftest import StoreFactory
+from graphmind.communities.algorithms import hierarchical_leiden, leiden_partition, modularity
+from graphmind.communities.centrality import personalized_pagerank_ranking
+from graphmind.communities.pipeline import CommunityOptions, build_communities
+from graphmind.embed.hashing import HashingEmbedder
+from graphmind.llm.base import Message
+from graphmind.llm.client import LLM
+from graphmind.store.base import GraphStore, Projection
+
+# Two tight clusters of five people each; one relation joins them.
+CLUSTERS = {
+    "a": ["Alice Archer", "Arthur Ash", "Anna Abbot", "Adam Ames", "Agnes Alder"],
+    "b": ["Boris Baker", "Bella Brook", "Bruno Bell", "Beth Bond", "Basil Birch"],
+}
+BRIDGE = ("Alice Archer", "met", "Boris Baker")
+
+
+def cluster_text(people: list[str]) -> str:
+    sentences = [f"{p} worked with {q}." for i, p in enumerate(people) for q in people[i + 1 :]]
+    return " ".join(sentences)
+
+
+def extraction(messages: list[Message]) -> str:
+    """Relations of 'X worked with Y.' and 'X met Y.' sentences."""
+    passage = messages[1]["content"].split("\n", 1)[-1]
+    relations = [
+        {"subject": s, "predicate": p, "object": o}
+        for s, p, o in re.findall(
+            r"([A-Z]\w+ [A-Z]\w+) (worked with|met) ([A-Z]\w+ [A-Z]\w+)", passage
+        )
+    ]
+    names = sorted({r["subject"] for r in relations} | {r["object"] for r in relations})
+    return json.dumps(
+        {"entities": [{"name": n, "type": "person"} for n in names], "relations": relations}
+    )
+
+
+def summary(messages: list[Message]) -> str:
+    """A community summary naming its members."""
+    members = re.findall(r"^- ([A-Z]\w+ [A-Z]\w+) \(", messages[1]["content"], re.MULTILINE)
+    return json.dumps(
+        {
+            "title": f"Circle of {members[0]}",
+            "summary": "Members: " + ", ".join(members) + ".",
+            "key_facts": members[:3],
+        }
+    )
+
+
+def responder(messages: list[Message]) -> str:
+    return summary(messages) if "Entities:" in messages[1]["content"] else extraction(messages)
+
+
+@pytest.fixture
+def clustered(open_store: StoreFactory, tmp_path: Path) -> tuple[GraphStore, LLM]:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for key, people in CLUSTERS.items():
+        (corpus / f"{key}.txt").write_text(cluster_text(people))
+    (corpus / "bridge.txt").write_text(f"{BRIDGE[0]} {BRIDGE[1]} {BRIDGE[2]}.")
+    store = open_store()
+    llm = scripted_llm(tmp_path / "cache.sqlite", responder)
+    build(store, [corpus], llm, resolve="off")
+    return store, llm
+
+
+def members(store: GraphStore, level: int) -> list[set[str]]:
+    rows = store.run_text(
+        "MATCH (c:Community {level: $level})-[:SUMMARY_FOR]->(e:Entity) "
+        "RETURN c.id AS c, collect(e.name) AS names",
+        {"level": level},
+    ).records()
+    return [set(r["names"]) for r in rows]
+
+
+def test_leiden_finds_the_two_clusters(clustered: tuple[GraphStore, LLM]) -> None:
+    store, llm = clustered
+    stats = build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    assert stats.algorithm.startswith("leiden")
+    assert sorted(members(store, 0), key=sorted) == [set(CLUSTERS["a"]), set(CLUSTERS["b"])]
+    assert stats.levels == {0: 2} and stats.modularity is not None and stats.modularity > 0.3
+    rows = store.run_text(
+        "MATCH (c:Community) RETURN c.title AS title, c.summary AS summary, "
+        "c.summary_status AS status, c.embedding IS NOT NULL AS embedded, c.size AS size"
+    ).records()
+    assert len(rows) == 2 and all(r["embedded"] and r["status"] == "llm" for r in rows)
+    assert all(r["size"] == 5 and r["summary"].startswith("Members: ") for r in rows)
+    titles = {r["title"] for r in rows}
+    hit = store.vector_search(
+        "Community", HashingEmbedder(HASH_SPEC).embed(["Members: Boris Baker, Bella Brook"])[0], 1
+    )[0]
+    assert "Boris Baker" in hit.properties["summary"] and hit.properties["title"] in titles
+    pageranks = store.run_text(
+        "MATCH (e:Entity) RETURN e.name AS name, e.pagerank AS pr ORDER BY pr DESC"
+    ).records()
+    assert all(r["pr"] is not None for r in pageranks)
+    assert pageranks[0]["name"] in (BRIDGE[0], BRIDGE[2])  # the bridge ends are most central
+
+
+def test_rerun_changes_nothing_and_calls_no_llm(
+    clustered: tuple[GraphStore, LLM], tmp_path: Path
+) -> None:
+    store, llm = clustered
+    build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    before = dump(store, volatile=())
+    calls = llm.provider.calls  # type: ignore[attr-defined]
+    stats = build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    assert stats.new == 0 and stats.unchanged == 2 and stats.deleted == 0
+    assert llm.provider.calls == calls  # type: ignore[attr-defined]
+    assert dump(store, volatile=()) == before
+
+
+def test_without_llm_summaries_fall_back_to_names(clustered: tuple[GraphStore, LLM]) -> None:
+    store, _ = clustered
+    stats = build_communities(store, HashingEmbedder(HASH_SPEC), None)
+    assert stats.summarised == 0 and stats.new == 2
+    statuses = store.run_text("MATCH (c:Community) RETURN DISTINCT c.summary_status AS s").records()
+    assert statuses == [{"s": "names"}]
+
+
+def test_personalized_pagerank_ranks_the_seed_cluster_first(
+    clustered: tuple[GraphStore, LLM],
+) -> None:
+    store, llm = clustered
+    build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    seed = store.run_text("MATCH (e:Entity {name: 'Bella Brook'}) RETURN e.id AS id").records()[0][
+        "id"
+    ]
+    result = personalized_pagerank_ranking(store, [seed], k=20)
+    top_entities = [
+        store.run_text("MATCH (e:Entity {id: $id}) RETURN e.name AS n", {"id": e}).records()[0]["n"]
+        for e, _ in result.entities[:5]
+    ]
+    assert set(top_entities) <= set(CLUSTERS["b"])
+    chunk_docs = [
+        store.run_text(
+            "MATCH (c:Chunk {id: $id})-[:PART_OF]->(d:Document) RETURN d.title AS t", {"id": c}
+        ).records()[0]["t"]
+        for c, _ in result.chunks
+    ]
+    assert chunk_docs[0] == "b"
+    assert chunk_docs.index("b") < chunk_docs.index("a")
+
+
+def test_hierarchical_leiden_splits_large_communities() -> None:
+    # four cliques of six; cliques 0-1 and 2-3 are joined by many edges, the pairs by one
+    nodes = [f"n{c}{i}" for c in range(4) for i in range(6)]
+    edges = [
+        (f"n{c}{i}", f"n{c}{j}", 1.0) for c in range(4) for i in range(6) for j in range(i + 1, 6)
+    ]
+    edges += [(f"n0{i}", f"n1{i}", 1.0) for i in range(3)] + [
+        (f"n2{i}", f"n3{i}", 1.0) for i in range(3)
+    ]
+    edges += [("n05", "n25", 1.0)]
+    projection = Projection(nodes, edges)
+    flat = leiden_partition(nodes, edges, resolution=0.3)
+    assert len(flat) == 2
+    levels = hierarchical_leiden(projection, resolution=0.3, max_size=8)
+    top = [c for c in levels if c.level == 0]
+    below = [c for c in levels if c.level == 1]
+    assert len(top) == 2 and len(below) >= 4
+    for child in below:
+        assert set(child.members) <= set(levels[child.parent].members)  # type: ignore[index]
+    assert modularity(projection, [c.members for c in top]) > 0.3
+    assert hierarchical_leiden(projection, resolution=0.3, max_size=8) == levels  # deterministic
+
+
+def test_options_are_respected(clustered: tuple[GraphStore, LLM]) -> None:
+    store, llm = clustered
+    stats = build_communities(
+        store,
+        HashingEmbedder(HASH_SPEC),
+        llm,
+        CommunityOptions(projection="cooccurrence", min_size=6),
+    )
+    assert stats.levels == {}  # every community has 5 members, below the minimum
+    assert store.counts()["Community"] == 0
