@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphmind.build.pipeline import BuildOptions, BuildPipeline, BuildReport, Progress
 from graphmind.communities.pipeline import CommunityOptions, CommunityStats, build_communities
 from graphmind.config import Settings, load_settings
+from graphmind.errors import ConfigError
 from graphmind.store import GraphStore, open_store
 from graphmind.store.schema import META_ID
 
 if TYPE_CHECKING:
+    from graphmind.ask.loop import AskOptions
+    from graphmind.ask.models import Decision, Round
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
+    from graphmind.memory.decisions import DecisionTrace
 
 
 def build(
@@ -55,6 +59,44 @@ def build(
         if llm is not None:
             report.llm = llm.ledger.as_dict()
     return report
+
+
+def ask(
+    question: str,
+    options: AskOptions | None = None,
+    settings: Settings | None = None,
+    on_round: Callable[[Round], None] | None = None,
+) -> Decision:
+    """Answer ``question`` from the configured store; the decision is written to it."""
+    from graphmind.ask.loop import AskLoop
+    from graphmind.embed import make_embedder
+    from graphmind.llm import make_llm
+
+    if not question.strip():
+        raise ConfigError("the question is empty")
+    config = settings or load_settings()
+    llm = make_llm(config, cache_dir=config.state_dir())
+    if llm is None:
+        raise ConfigError(
+            "no LLM is configured: run scripts/fetch_model.py for the offline model, or set "
+            "GRAPHMIND_LLM_BASE_URL and GRAPHMIND_LLM_MODEL"
+        )
+    embedder = make_embedder(config)
+    with open_store(config) as store:
+        if store.counts()["Chunk"] == 0:
+            raise ConfigError(f"the store {store.location} has no documents: run graphmind build")
+        return AskLoop(store, embedder, llm, options, on_round).ask(question)
+
+
+def trace(decision_id: str, settings: Settings | None = None) -> DecisionTrace:
+    """A past decision read back from the graph."""
+    from graphmind.memory.decisions import read_decision
+
+    with open_store(settings or load_settings()) as store:
+        found = read_decision(store, decision_id)
+    if found is None:
+        raise ConfigError(f"no decision {decision_id!r} in the store")
+    return found
 
 
 def communities(

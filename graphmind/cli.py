@@ -200,6 +200,61 @@ def build(
         sys.exit(130)
 
 
+@main.command()
+@click.argument("question")
+@click.option(
+    "--mode",
+    type=click.Choice(["loop", "naive"]),
+    default="loop",
+    show_default=True,
+    help="'naive' is the baseline: vector top-k and one answer call.",
+)
+@click.option("--max-rounds", default=3, show_default=True, help="Rounds of the evidence loop.")
+@click.option("--k", "k", default=20, show_default=True, help="Candidate chunks per round.")
+@click.option("--trace", "show_trace", is_flag=True, help="Show every round as it happens.")
+@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
+@click.pass_obj
+def ask(
+    settings: Callable[[], Settings],
+    question: str,
+    mode: str,
+    max_rounds: int,
+    k: int,
+    show_trace: bool,
+    as_json: bool,
+) -> None:
+    """Answer a question from the graph, with citations; the reasoning is recorded in it."""
+    from graphmind import api
+    from graphmind.ask.loop import AskOptions
+    from graphmind.cli_ask import decision_as_dict, print_decision, print_round
+
+    if max_rounds < 1 or k < 1:
+        raise click.BadParameter("--max-rounds and --k must be at least 1")
+    options = AskOptions(mode=mode, max_rounds=max_rounds, k=k)  # type: ignore[arg-type]
+    on_round = (lambda r: print_round(err, r)) if show_trace and not as_json else None
+    decision = api.ask(question, options, settings(), on_round)
+    if as_json:
+        click.echo(json.dumps(decision_as_dict(decision), indent=2, default=str))
+    else:
+        print_decision(out, decision)
+
+
+@main.command(name="trace")
+@click.argument("decision_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the trace as JSON.")
+@click.pass_obj
+def trace_command(settings: Callable[[], Settings], decision_id: str, as_json: bool) -> None:
+    """Read a past decision back from the graph: rounds, candidates, verdicts, citations."""
+    from graphmind import api
+    from graphmind.memory.render import print_trace, trace_as_dict
+
+    found = api.trace(decision_id, settings())
+    if as_json:
+        click.echo(json.dumps(trace_as_dict(found), indent=2, default=str))
+    else:
+        print_trace(found, out)
+
+
 @main.command(name="communities")
 @click.option(
     "--projection",

@@ -122,8 +122,21 @@ def test_build_with_the_episodic_layer_and_communities_command(tmp_path: Path) -
     corpus = tmp_path / "story.txt"
     corpus.write_text(" ".join(f"Scene {i}: Mira walks to the harbour at dawn." for i in range(60)))
     env = {"GRAPHMIND_EMBEDDER": "hash:384"}
-    result = graphmind(tmp_path, "build", str(corpus), "--extract", "none", "--chunk-size", "40",
-                       "--chunk-overlap", "0", "--layers", "episodic", "--json", env=env)
+    result = graphmind(
+        tmp_path,
+        "build",
+        str(corpus),
+        "--extract",
+        "none",
+        "--chunk-size",
+        "40",
+        "--chunk-overlap",
+        "0",
+        "--layers",
+        "episodic",
+        "--json",
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     chunks = report["counts"]["Chunk"]

@@ -186,3 +186,59 @@ def test_options_are_respected(clustered: tuple[GraphStore, LLM]) -> None:
     )
     assert stats.levels == {}  # every community has 5 members, below the minimum
     assert store.counts()["Community"] == 0
+
+
+def test_only_changed_communities_are_summarised_again(
+    clustered: tuple[GraphStore, LLM], tmp_path: Path
+) -> None:
+    store, llm = clustered
+    build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    a_before = {
+        r["id"]
+        for r in store.run_text(
+            "MATCH (c:Community)-[:SUMMARY_FOR]->(:Entity {name: 'Anna Abbot'}) RETURN c.id AS id"
+        ).records()
+    }
+    calls = llm.provider.calls  # type: ignore[attr-defined]
+    extra = tmp_path / "more"
+    extra.mkdir()
+    (extra / "b2.txt").write_text(
+        "Boris Baker worked with Brian Blake. Bella Brook worked with Brian Blake."
+    )
+    build(store, [extra], llm, resolve="off")
+    stats = build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    assert stats.new == 1 and stats.unchanged == 1 and stats.deleted == 1
+    assert llm.provider.calls == calls + 2  # one extraction, one summary  # type: ignore[attr-defined]
+    a_after = {
+        r["id"]
+        for r in store.run_text(
+            "MATCH (c:Community)-[:SUMMARY_FOR]->(:Entity {name: 'Anna Abbot'}) RETURN c.id AS id"
+        ).records()
+    }
+    assert a_after == a_before
+    assert set(CLUSTERS["b"]) | {"Brian Blake"} in members(store, 0)
+
+
+def test_gds_path(open_store: StoreFactory, backend: str) -> None:
+    if backend != "neo4j":
+        pytest.skip("GDS runs only on Neo4j")
+    store = open_store()
+    if not store.has_gds():
+        pytest.skip("the Neo4j under test has no GDS plugin")
+    store.ensure_schema(HASH_SPEC)
+    rows = [{"id": f"e{c}{i}", "name": f"entity {c}{i}"} for c in range(2) for i in range(5)]
+    store.write_rows("contract/merge_entities", rows)
+    edges = [
+        {"source": f"e{c}{i}", "target": f"e{c}{j}", "weight": 1.0}
+        for c in range(2)
+        for i in range(5)
+        for j in range(i + 1, 5)
+    ]
+    store.write_rows(
+        "contract/relate_entities", [*edges, {"source": "e00", "target": "e10", "weight": 1.0}]
+    )
+    stats = build_communities(store, HashingEmbedder(HASH_SPEC), None)
+    assert stats.algorithm == "gds.leiden" and stats.pagerank == "gds.pageRank"
+    assert sorted(len(m) for m in members(store, 0)) == [5, 5]
+    result = personalized_pagerank_ranking(store, ["e13"], k=5)
+    assert {e for e, _ in result.entities} <= {f"e1{i}" for i in range(5)}

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphmind.extract.models import Extraction
 from graphmind.extract.normalize import entity_id, normalize_name, normalize_predicate, triplet_id
@@ -148,3 +148,15 @@ def graph_rows(results: Sequence[ChunkExtraction]) -> tuple[list[EntityRow], lis
                 row.chunk_ids.append(result.chunk_id)
     used = {t.subject_id for t in triplets.values()} | {t.object_id for t in triplets.values()}
     return [e for key, e in entities.items() if key in used], list(triplets.values())
+
+
+def entity_text(entity: dict[str, Any]) -> str:
+    """What an entity is embedded as: name, type and description."""
+    description = f": {entity['description']}" if entity.get("description") else ""
+    return f"{entity['name']} ({entity['type']}){description}"
+
+
+def triplet_text(triplet: dict[str, Any]) -> str:
+    """What a triplet is embedded as: the fact and its description."""
+    description = f". {triplet['description']}" if triplet.get("description") else ""
+    return f"{triplet['text']}{description}"

@@ -44,6 +44,7 @@ REL_TYPES: tuple[str, ...] = (
     "OF_TYPE",
     "HAS_STEP",
     "RETRIEVED",
+    "CITED",
 )
 
 # Node labels whose ``embedding`` property is vector-indexed (one shared vector space).

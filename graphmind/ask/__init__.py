@@ -1,0 +1,1 @@
+"""``graphmind ask``: the iterative evidence loop (retrieve, judge, evolve, answer)."""

@@ -1,0 +1,469 @@
+"""The reasoning graph: decisions written atomically, read back whole, rendered."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from buildkit import CORPUS, build, dump
+from conftest import StoreFactory
+from graphmind.ask.models import (
+    Candidate,
+    Citation,
+    Decision,
+    Judgement,
+    Round,
+    Sufficiency,
+    Verdict,
+)
+from graphmind.build.loaders import digest
+from graphmind.errors import QueryFailedError, QueryParameterError
+from graphmind.memory import list_decisions, read_decision, write_decision
+from graphmind.memory.decisions import SNIPPET_CHARS, agent_id, shorten, step_id
+from graphmind.memory.render import print_trace, render_trace, trace_as_dict
+from graphmind.store.base import GraphStore
+
+MODEL = "qwen2.5-coder-0.5b"
+PROMPT = "ask-v1"
+
+
+@dataclass
+class Chunk:
+    id: str
+    title: str
+    text: str
+
+
+@pytest.fixture
+def store(open_store: StoreFactory) -> GraphStore:
+    """A store holding the fixture corpus, chunk-only (no LLM)."""
+    s = open_store()
+    build(s, [CORPUS], None, extract="none")
+    return s
+
+
+@pytest.fixture
+def chunks(store: GraphStore) -> list[Chunk]:
+    rows = store.run_text(
+        "MATCH (c:Chunk)-[:PART_OF]->(d:Document) "
+        "RETURN c.id AS id, d.title AS title, c.text AS text ORDER BY c.id"
+    ).records()
+    assert len(rows) >= 4
+    return [Chunk(r["id"], r["title"], r["text"]) for r in rows]
+
+
+def candidate(chunk: Chunk, score: float, *sources: str) -> Candidate:
+    return Candidate(chunk.id, chunk.text, chunk.title, score, list(sources))
+
+
+def two_rounds(chunks: list[Chunk], decision_id: str = "dec-1", created_at: int = 1000) -> Decision:
+    """Round 1: three candidates, two judged; round 2: two candidates, one seen in round 1."""
+    a, b, c, d = chunks[:4]
+    round1 = Round(
+        number=1,
+        queries=["Where was Marie Curie born?"],
+        candidates=[
+            candidate(a, 0.91, "vector:chunk", "fulltext"),
+            candidate(b, 0.52, "vector:chunk"),
+            candidate(c, 0.40, "ppr"),
+        ],
+        judgement=Judgement(
+            verdicts=[
+                Verdict(
+                    ref=1, verdict="used", reason="names [the] birthplace", confidence_delta=0.4
+                ),
+                Verdict(
+                    ref=3, verdict="rejected", reason="about another person", confidence_delta=-0.1
+                ),
+                Verdict(ref=1, verdict="rejected", reason="a repeated verdict is ignored"),
+                Verdict(ref=9, verdict="used", reason="no such candidate"),
+            ],
+            draft_answer="Warsaw",
+            sufficiency=Sufficiency.PARTIAL,
+            confidence=0.5,
+            missing="the year of birth",
+            probes=["Marie Curie birth year"],
+            cue="the birthplace is Warsaw",
+        ),
+        expanded=[c.id],
+        extracted=2,
+        store_ms=12.5,
+        llm_ms=800.0,
+        tokens=640,
+    )
+    round2 = Round(
+        number=2,
+        queries=["Where was Marie Curie born?", "Marie Curie birth year"],
+        candidates=[candidate(c, 0.77, "vector:chunk", "expand"), candidate(d, 0.33, "fulltext")],
+        judgement=Judgement(
+            verdicts=[Verdict(ref=1, verdict="used", reason="now relevant", confidence_delta=0.3)],
+            draft_answer="Warsaw, 1867",
+            sufficiency=Sufficiency.EXACT,
+            confidence=0.9,
+            missing="",
+            cue="born in Warsaw in 1867",
+        ),
+        store_ms=8.0,
+        llm_ms=650.0,
+        tokens=512,
+    )
+    return Decision(
+        id=decision_id,
+        question="Where and when was Marie Curie born?",
+        answer="Warsaw, in 1867",
+        abstained=False,
+        sufficiency=Sufficiency.EXACT,
+        confidence=0.9,
+        mode="iterative",
+        rounds=[round1, round2],
+        citations=[Citation(a.id, a.title, a.text), Citation(c.id, c.title, c.text)],
+        cues=["the birthplace is Warsaw", "born in Warsaw in 1867"],
+        temporal=True,
+        tokens=1152,
+        latency_ms=1500.0,
+        store_ms=20.5,
+        llm_ms=1450.0,
+        model=MODEL,
+        created_at=created_at,
+    )
+
+
+def records(store: GraphStore, query: str, **params: Any) -> list[dict[str, Any]]:
+    return store.run_text(query, params).records()
+
+
+def snapshot(store: GraphStore) -> tuple[dict[str, int], int, dict[str, list[tuple[str, ...]]]]:
+    return store.counts(), store.relationship_count(), dump(store)
+
+
+def test_write_then_read_back_every_field(store: GraphStore, chunks: list[Chunk]) -> None:
+    decision = two_rounds(chunks)
+    write_decision(store, decision, agent_model=MODEL, prompt_version=PROMPT)
+    trace = read_decision(store, "dec-1")
+    assert trace is not None
+    a, b, c, d = chunks[:4]
+    assert (trace.id, trace.question, trace.answer) == (
+        "dec-1",
+        decision.question,
+        decision.answer,
+    )
+    assert trace.abstained is False and trace.temporal is True
+    assert (trace.sufficiency, trace.confidence, trace.rounds) == ("EXACT", 0.9, 2)
+    assert (trace.outcome, trace.mode, trace.model, trace.query_type) == (
+        "pending",
+        "iterative",
+        MODEL,
+        None,
+    )
+    assert (trace.tokens, trace.latency_ms, trace.store_ms, trace.llm_ms) == (
+        1152,
+        1500.0,
+        20.5,
+        1450.0,
+    )
+    assert trace.created_at == 1000 and trace.cues == decision.cues
+    assert trace.agent is not None
+    assert (trace.agent.id, trace.agent.model, trace.agent.prompt_version) == (
+        agent_id(MODEL, PROMPT),
+        MODEL,
+        PROMPT,
+    )
+    assert (trace.agent.confidence, trace.agent.timestamp, trace.agent.outcome) == (
+        0.9,
+        1000,
+        "pending",
+    )
+
+    one, two = trace.steps
+    assert (one.id, one.round, two.id, two.round) == (
+        step_id("dec-1", 1),
+        1,
+        step_id("dec-1", 2),
+        2,
+    )
+    assert one.queries == ["Where was Marie Curie born?"]
+    assert one.sub_query == "Where was Marie Curie born?"
+    assert two.sub_query == "Where was Marie Curie born? | Marie Curie birth year"
+    assert (one.draft_answer, one.sufficiency, one.confidence) == ("Warsaw", "PARTIAL", 0.5)
+    assert (one.missing, one.cue, one.probes) == (
+        "the year of birth",
+        "the birthplace is Warsaw",
+        ["Marie Curie birth year"],
+    )
+    assert (one.expanded, one.extracted, one.store_ms, one.llm_ms, one.tokens) == (
+        [c.id],
+        2,
+        12.5,
+        800.0,
+        640,
+    )
+    assert (two.draft_answer, two.sufficiency, two.confidence, two.missing) == (
+        "Warsaw, 1867",
+        "EXACT",
+        0.9,
+        "",
+    )
+    assert (two.probes, two.expanded, two.extracted, two.tokens) == ([], [], 0, 512)
+
+    got1 = [
+        (x.rank, x.chunk_id, x.title, x.text, x.score, x.sources, x.verdict, x.reason)
+        for x in one.candidates
+    ]
+    assert got1 == [
+        (
+            1,
+            a.id,
+            a.title,
+            shorten(a.text),
+            0.91,
+            ["vector:chunk", "fulltext"],
+            "used",
+            "names [the] birthplace",
+        ),
+        (2, b.id, b.title, shorten(b.text), 0.52, ["vector:chunk"], None, ""),
+        (3, c.id, c.title, shorten(c.text), 0.40, ["ppr"], "rejected", "about another person"),
+    ]
+    assert [x.confidence_delta for x in one.candidates] == [0.4, None, -0.1]
+    got2 = [(x.rank, x.chunk_id, x.verdict, x.reason, x.confidence_delta) for x in two.candidates]
+    assert got2 == [(1, c.id, "used", "now relevant", 0.3), (2, d.id, None, "", None)]
+    assert two.candidates[0].sources == ["vector:chunk", "expand"]
+
+    assert [(x.rank, x.chunk_id, x.title, x.text) for x in trace.citations] == [
+        (1, a.id, a.title, shorten(a.text)),
+        (2, c.id, c.title, shorten(c.text)),
+    ]
+    assert json.loads(json.dumps(trace_as_dict(trace)))["steps"][1]["candidates"][0] == {
+        "rank": 1,
+        "chunk_id": c.id,
+        "title": c.title,
+        "text": shorten(c.text),
+        "score": 0.77,
+        "sources": ["vector:chunk", "expand"],
+        "verdict": "used",
+        "reason": "now relevant",
+        "confidence_delta": 0.3,
+    }
+
+
+def test_graph_shape(store: GraphStore, chunks: list[Chunk]) -> None:
+    write_decision(store, two_rounds(chunks), agent_model=MODEL, prompt_version=PROMPT)
+    a, b, c, d = chunks[:4]
+    # exactly one EVALUATED edge per judged candidate per round; c was judged in both rounds
+    evaluated = records(
+        store,
+        "MATCH (:Decision {id: $id})-[e:EVALUATED]->(c:Chunk) "
+        "RETURN c.id AS chunk, e.step AS step, e.verdict AS verdict, count(e) AS n "
+        "ORDER BY step, chunk",
+        id="dec-1",
+    )
+    assert sorted((r["step"], r["chunk"], r["verdict"], r["n"]) for r in evaluated) == sorted(
+        [(1, a.id, "used", 1), (1, c.id, "rejected", 1), (2, c.id, "used", 1)]
+    )
+    assert records(store, "MATCH ()-[e:EVALUATED]->() RETURN count(e) AS n") == [{"n": 3}]
+    # RETRIEVED edges per step, with rank, score and sources
+    retrieved = records(
+        store,
+        "MATCH (:Decision {id: $id})-[:HAS_STEP]->(s:Step)-[r:RETRIEVED]->(c:Chunk) "
+        "RETURN s.round AS round, c.id AS chunk, r.rank AS rank, r.score AS score, "
+        "r.sources AS sources ORDER BY round, rank",
+        id="dec-1",
+    )
+    assert [(r["round"], r["chunk"], r["rank"]) for r in retrieved] == [
+        (1, a.id, 1),
+        (1, b.id, 2),
+        (1, c.id, 3),
+        (2, c.id, 1),
+        (2, d.id, 2),
+    ]
+    assert retrieved[0]["score"] == 0.91 and retrieved[0]["sources"] == ["vector:chunk", "fulltext"]
+    assert records(store, "MATCH (:Decision)-[h:HAS_STEP]->(:Step) RETURN count(h) AS n") == [
+        {"n": 2}
+    ]
+    # the decision node's own properties
+    props = records(store, "MATCH (d:Decision {id: $id}) RETURN properties(d) AS p", id="dec-1")
+    p = props[0]["p"]
+    assert p["citations"] == [a.id, c.id] and p["rounds"] == 2 and p["outcome"] == "pending"
+    assert p.get("query_type") is None and p["abstained"] is False and p["created_at"] == 1000
+    # Agent and DECIDED; the agent is shared by the next decision of the same model and prompt
+    write_decision(
+        store, two_rounds(chunks, "dec-2", 2000), agent_model=MODEL, prompt_version=PROMPT
+    )
+    agents = records(
+        store,
+        "MATCH (a:Agent)-[r:DECIDED]->(d:Decision) RETURN a.id AS id, a.model AS model, "
+        "a.prompt_version AS prompt, d.id AS decision, r.confidence AS confidence, "
+        "r.timestamp AS timestamp, r.outcome AS outcome ORDER BY decision",
+    )
+    assert agents == [
+        {
+            "id": digest("agent", MODEL, PROMPT),
+            "model": MODEL,
+            "prompt": PROMPT,
+            "decision": f"dec-{i}",
+            "confidence": 0.9,
+            "timestamp": 1000 * i,
+            "outcome": "pending",
+        }
+        for i in (1, 2)
+    ]
+    assert store.counts()["Agent"] == 1
+    write_decision(
+        store, two_rounds(chunks, "dec-3", 3000), agent_model=MODEL, prompt_version="ask-v2"
+    )
+    assert store.counts()["Agent"] == 2
+    # CITED, in the answer's order
+    cited = records(
+        store,
+        "MATCH (:Decision {id: $id})-[r:CITED]->(c:Chunk) RETURN c.id AS chunk, r.rank AS rank "
+        "ORDER BY rank",
+        id="dec-1",
+    )
+    assert cited == [{"chunk": a.id, "rank": 1}, {"chunk": c.id, "rank": 2}]
+    assert store.counts()["Decision"] == 3 and store.counts()["Step"] == 6
+
+
+def test_candidates_whose_chunk_is_gone_are_skipped(store: GraphStore, chunks: list[Chunk]) -> None:
+    decision = two_rounds(chunks)
+    gone = Chunk("no-such-chunk", "Lost", "deleted text")
+    decision.rounds[1].candidates.append(candidate(gone, 0.2, "vector:chunk"))
+    decision.rounds[1].judgement.verdicts.append(
+        Verdict(ref=3, verdict="rejected", reason="gone anyway")
+    )
+    decision.citations.append(Citation(gone.id, gone.title, gone.text))
+    write_decision(store, decision, agent_model=MODEL, prompt_version=PROMPT)
+    trace = read_decision(store, decision.id)
+    assert trace is not None
+    assert [x.chunk_id for x in trace.steps[1].candidates] == [chunks[2].id, chunks[3].id]
+    assert records(store, "MATCH ()-[e:EVALUATED]->() RETURN count(e) AS n") == [{"n": 3}]
+    assert records(store, "MATCH ()-[e:CITED]->() RETURN count(e) AS n") == [{"n": 2}]
+    # the decision still records the citation; the trace shows it without a document
+    assert (trace.citations[2].chunk_id, trace.citations[2].title) == (gone.id, "")
+
+
+def test_unknown_decision_and_empty_rounds(store: GraphStore, chunks: list[Chunk]) -> None:
+    assert read_decision(store, "nope") is None
+    abstained = Decision(
+        id="dec-empty",
+        question="What is the airspeed of an unladen swallow?",
+        answer="",
+        abstained=True,
+        sufficiency=Sufficiency.NONE,
+        confidence=0.0,
+        mode="iterative",
+        rounds=[
+            Round(number=1, queries=["swallow airspeed"], candidates=[], judgement=Judgement())
+        ],
+        citations=[],
+        cues=[],
+        temporal=False,
+        tokens=10,
+        latency_ms=5.0,
+        store_ms=1.0,
+        llm_ms=4.0,
+        model=MODEL,
+        created_at=5,
+    )
+    write_decision(store, abstained, agent_model=MODEL, prompt_version=PROMPT)
+    trace = read_decision(store, "dec-empty")
+    assert trace is not None
+    assert trace.abstained is True and trace.citations == [] and trace.cues == []
+    assert len(trace.steps) == 1 and trace.steps[0].candidates == []
+    assert trace.steps[0].sufficiency == "NONE" and trace.steps[0].queries == ["swallow airspeed"]
+    text = _render(trace)
+    assert "no candidates retrieved" in text and "abstained" in text
+
+
+def test_list_decisions_most_recent_first(store: GraphStore, chunks: list[Chunk]) -> None:
+    assert list_decisions(store) == []
+    for name, created in (("old", 1000), ("newest", 3000), ("middle", 2000)):
+        write_decision(
+            store, two_rounds(chunks, name, created), agent_model=MODEL, prompt_version=PROMPT
+        )
+    listed = list_decisions(store)
+    assert [r["id"] for r in listed] == ["newest", "middle", "old"]
+    assert listed[0] == {
+        "id": "newest",
+        "question": "Where and when was Marie Curie born?",
+        "answer": "Warsaw, in 1867",
+        "sufficiency": "EXACT",
+        "outcome": "pending",
+        "created_at": 3000,
+    }
+    assert [r["id"] for r in list_decisions(store, limit=2)] == ["newest", "middle"]
+
+
+def test_a_write_the_store_rejects_leaves_nothing(store: GraphStore, chunks: list[Chunk]) -> None:
+    write_decision(store, two_rounds(chunks), agent_model=MODEL, prompt_version=PROMPT)
+    before = snapshot(store)
+    # Two rounds with one number: the second step's id repeats the first's, so the store's
+    # uniqueness constraint fails the query after the decision, its agent, its first step
+    # and their edges were created in it.
+    repeated = two_rounds(chunks, "dec-bad", 2000)
+    repeated.rounds[1].number = 1
+    with pytest.raises(QueryFailedError):
+        write_decision(store, repeated, agent_model=MODEL, prompt_version="another-prompt")
+    assert snapshot(store) == before
+    assert read_decision(store, "dec-bad") is None
+    # The same decision id again: rejected by the store, the first write intact.
+    with pytest.raises(QueryFailedError):
+        write_decision(store, two_rounds(chunks), agent_model=MODEL, prompt_version="p2")
+    assert snapshot(store) == before
+
+
+def test_a_value_the_store_cannot_hold_sends_nothing(
+    store: GraphStore, chunks: list[Chunk]
+) -> None:
+    before = snapshot(store)
+    broken = two_rounds(chunks)
+    broken.rounds[1].store_ms = float("nan")
+    with pytest.raises(QueryParameterError, match="not a finite number"):
+        write_decision(store, broken, agent_model=MODEL, prompt_version=PROMPT)
+    assert snapshot(store) == before
+    assert list_decisions(store) == []
+
+
+def test_render_trace(store: GraphStore, chunks: list[Chunk]) -> None:
+    write_decision(store, two_rounds(chunks), agent_model=MODEL, prompt_version=PROMPT)
+    trace = read_decision(store, "dec-1")
+    assert trace is not None
+    assert len(render_trace(trace)) == 4  # header, two rounds, citations
+    text = _render(trace)
+    for expected in (
+        "Where and when was Marie Curie born?",
+        "Warsaw, in 1867",
+        "dec-1",
+        "Round 1",
+        "Round 2",
+        "used",
+        "rejected",
+        "names [the] birthplace",  # brackets are text, not console markup
+        "about another person",
+        "now relevant",
+        "+0.40",
+        "-0.10",
+        "the year of birth",
+        "born in Warsaw in 1867",
+        "PARTIAL",
+        "EXACT",
+        "pending",
+        "Citations",
+        chunks[0].title,
+    ):
+        assert expected in text, expected
+
+
+def test_shorten() -> None:
+    assert shorten("a  b\n c") == "a b c"
+    long = "word " * 200
+    cut = shorten(long)
+    assert len(cut) <= SNIPPET_CHARS and cut.endswith("…")
+
+
+def _render(trace: Any) -> str:
+    console = Console(record=True, width=200, color_system=None)
+    print_trace(trace, console)
+    return console.export_text()
