@@ -123,7 +123,7 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
     show_default=True,
     help="Near-duplicate entities: SAME_AS links, merge, or nothing.",
 )
-@click.option("--batch-docs", default=16, show_default=True, help="Documents per atomic write.")
+@click.option("--batch-docs", default=64, show_default=True, help="Documents per atomic write.")
 @click.option("--limit", type=int, help="Build only the first N documents.")
 @click.option(
     "--communities/--no-communities",

@@ -104,13 +104,20 @@ def precomputed_answers(corpus: Path, limit: int | None) -> Responder:
 
 
 def run_pipeline(
-    corpus: Path, embedder: Embedder, limit: int | None, workdir: Path, name: str
+    corpus: Path,
+    embedder: Embedder,
+    limit: int | None,
+    workdir: Path,
+    name: str,
+    batch_docs: int = BuildOptions().batch_docs,
 ) -> tuple[Run, list[dict[str, Any]], int]:
     store = FalkorDBLiteStore(str(workdir / f"{name}.db"))
     try:
         store.ensure_schema(embedder.spec)
         llm = LLM(ScriptedProvider(precomputed_answers(corpus, limit)), cache=None)
-        pipeline = RecordingPipeline(store, embedder, llm, BuildOptions(limit=limit))
+        pipeline = RecordingPipeline(
+            store, embedder, llm, BuildOptions(limit=limit, batch_docs=batch_docs)
+        )
         pipeline.captured = []
         started = time.perf_counter()
         report = pipeline.run([str(corpus)])
@@ -200,6 +207,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--limit", type=int, help="only the first N documents")
     parser.add_argument("--variant", choices=["hash", "real", "both"], default="both")
+    parser.add_argument("--batch-docs", type=int, default=BuildOptions().batch_docs)
     args = parser.parse_args()
     if not args.corpus.exists():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
@@ -229,7 +237,7 @@ def main() -> int:
         for name, embedder in variants:
             embedder.load()
             pipe, captured, pipe_rss = run_pipeline(
-                args.corpus, embedder, args.limit, Path(tmp), f"pipe-{name}"
+                args.corpus, embedder, args.limit, Path(tmp), f"pipe-{name}", args.batch_docs
             )
             raw, raw_rss = run_raw(captured, embedder.spec, Path(tmp), f"raw-{name}")
             for run, rss in ((pipe, pipe_rss), (raw, raw_rss)):

@@ -68,9 +68,7 @@ def test_build_fixture_corpus(hstore: GraphStore, corpus: Path, tmp_path: Path) 
         "RETURN r.predicate AS p, r.weight AS w"
     ).records()
     assert born == [{"p": "was born in", "w": 1}]
-    assert hstore.run_text(
-        "MATCH (e:Entity) WHERE e.dirty = true RETURN count(e) AS n"
-    ).records() == [{"n": 0}]
+    assert hstore.run_text("MATCH (p:Pending) RETURN count(p) AS n").records() == [{"n": 0}]
     vectors = hstore.run_text(
         "MATCH (n) WHERE (n:Chunk OR n:Entity OR n:Triplet) AND n.embedding IS NULL "
         "RETURN count(n) AS n"

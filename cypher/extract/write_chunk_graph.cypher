@@ -1,12 +1,12 @@
 // Add extracted entities and triplets to chunks already in the graph (the ask loop's
-// evolving sub-graph); touched entities are marked dirty for the RELATED rebuild.
+// evolving sub-graph); touched entities get a :Pending marker until RELATED is rebuilt.
 UNWIND $rows AS row
 MATCH (c:Chunk {id: row.chunk_id})
 SET c.extraction = row.status
 FOREACH (e IN row.entities |
   MERGE (en:Entity {id: e.id})
   ON CREATE SET en.name = e.name, en.type = e.type, en.description = e.description
-  SET en.dirty = true
+  MERGE (:Pending {id: e.id})
   FOREACH (vector IN CASE WHEN e.embedding IS NULL THEN [] ELSE [e.embedding] END |
     SET en.embedding = {{VEC}}(vector)))
 FOREACH (t IN row.triplets |

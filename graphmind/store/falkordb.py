@@ -100,6 +100,8 @@ class FalkorDBLiteStore(GraphStore):
                     "1",
                     "id",
                 )
+        if ("Document", ("source",), "RANGE") not in existing:
+            self.run("schema/create_source_index", write=True)
         for label in VECTOR_LABELS:
             if (label, ("embedding",), "VECTOR") not in existing:
                 self.run(

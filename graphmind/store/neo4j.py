@@ -92,6 +92,7 @@ class Neo4jStore(GraphStore):
                 index=vector_index_name(label),
                 vector_label=label,
             )
+        self.run("schema/create_source_index", write=True)
         for index in FULLTEXT_INDEXES:
             self.run(
                 "schema/create_fulltext_index",

@@ -25,6 +25,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Query",
     "QueryType",
     "GraphMindMeta",
+    "Pending",
 )
 
 REL_TYPES: tuple[str, ...] = (
@@ -90,8 +91,11 @@ def fulltext_index(label: str) -> FulltextIndex:
     raise ValueError(f"label {label!r} has no full-text index")
 
 
+SOURCE_INDEX = "document_source"
+
 INDEX_NAMES: tuple[str, ...] = (
     *(constraint_name(label) for label in NODE_LABELS),
+    SOURCE_INDEX,
     *(vector_index_name(label) for label in VECTOR_LABELS),
     *(index.name for index in FULLTEXT_INDEXES),
 )

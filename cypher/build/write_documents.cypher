@@ -1,0 +1,54 @@
+// Write documents atomically, one query per batch: drop the older version of each
+// source (its chunks; the entities it mentioned get a :Pending marker so the link
+// stage sweeps orphans and re-aggregates RELATED), then merge the document, its chunks
+// in order, its entities and triplets with their mentions. Entities are only written
+// when new or when a better type or description arrives: on FalkorDB, setting any
+// property of a vector-indexed node re-indexes its vector.
+UNWIND $rows AS doc
+OPTIONAL MATCH (old:Document {source: doc.source})
+WHERE old.id <> doc.id
+OPTIONAL MATCH (oldc:Chunk)-[:PART_OF]->(old)
+OPTIONAL MATCH (oldt:Triplet)-[:MENTIONED_IN]->(oldc)
+OPTIONAL MATCH (oldt)-[:SUBJECT|OBJECT]->(olde:Entity)
+WITH doc, collect(DISTINCT old) AS olds, collect(DISTINCT oldc) AS oldcs,
+     collect(DISTINCT olde) AS oldes
+FOREACH (e IN oldes | MERGE (p:Pending {id: e.id}) SET p.sweep = true)
+FOREACH (c IN oldcs | DETACH DELETE c)
+FOREACH (o IN olds | DETACH DELETE o)
+WITH doc
+MERGE (d:Document {id: doc.id})
+SET d.source = doc.source, d.title = doc.title, d.sha256 = doc.sha256,
+    d.extract_mode = doc.extract_mode, d.chunks = size(doc.chunks), d.ingested_at = timestamp()
+FOREACH (c IN doc.chunks |
+  MERGE (ch:Chunk {id: c.id})
+  SET ch.text = c.text, ch.position = c.position, ch.tokens = c.tokens,
+      ch.extraction = c.extraction, ch.embedding = {{VEC}}(c.embedding)
+  MERGE (ch)-[:PART_OF]->(d))
+FOREACH (pair IN doc.next |
+  MERGE (a:Chunk {id: pair[0]})
+  MERGE (b:Chunk {id: pair[1]})
+  MERGE (a)-[:NEXT]->(b))
+FOREACH (e IN doc.entities |
+  MERGE (en:Entity {id: e.id})
+  ON CREATE SET en.name = e.name, en.type = e.type, en.description = e.description
+  MERGE (:Pending {id: e.id})
+  FOREACH (better IN CASE WHEN en.type = 'unknown' AND e.type <> 'unknown'
+                          THEN [e.type] ELSE [] END | SET en.type = better)
+  FOREACH (better IN CASE WHEN en.description = '' AND e.description <> ''
+                          THEN [e.description] ELSE [] END | SET en.description = better)
+  FOREACH (vector IN CASE WHEN e.embedding IS NULL THEN [] ELSE [e.embedding] END |
+    SET en.embedding = {{VEC}}(vector)))
+FOREACH (t IN doc.triplets |
+  MERGE (tr:Triplet {id: t.id})
+  ON CREATE SET tr.subject = t.subject, tr.predicate = t.predicate, tr.object = t.object,
+                tr.text = t.text, tr.description = t.description, tr.event_time = t.event_time
+  FOREACH (vector IN CASE WHEN t.embedding IS NULL THEN [] ELSE [t.embedding] END |
+    SET tr.embedding = {{VEC}}(vector))
+  MERGE (s:Entity {id: t.subject_id})
+  MERGE (o:Entity {id: t.object_id})
+  MERGE (tr)-[:SUBJECT]->(s)
+  MERGE (tr)-[:OBJECT]->(o)
+  FOREACH (cid IN t.chunk_ids |
+    MERGE (c:Chunk {id: cid})
+    MERGE (tr)-[:MENTIONED_IN]->(c)))
+RETURN count(d) AS written

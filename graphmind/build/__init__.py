@@ -1,0 +1,1 @@
+"""``graphmind build``: documents -> chunks -> triplets -> entities -> embeddings."""

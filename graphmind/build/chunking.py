@@ -1,0 +1,126 @@
+"""Token-based chunking on sentence boundaries, with overlap.
+
+Tokens are counted with a simple, deterministic word/punctuation tokenizer (no
+model download); it tracks sub-word tokenizers closely enough for sizing chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphmind.build.loaders import digest
+
+_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9À-ÖØ-Þ])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Mt|No|vs|etc|e\.g|i\.e|Inc|Ltd|Co|Gen|Col|Lt|Sgt|Rev)"
+    r"|(?:^|\s)[A-Z])\.$"
+)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of one document."""
+
+    id: str
+    document_id: str
+    position: int
+    text: str
+    tokens: int
+
+
+def count_tokens(text: str) -> int:
+    """Number of word and punctuation tokens."""
+    return len(_TOKEN.findall(text))
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence; paragraph breaks always end one, "Dr." or "J." do not."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for paragraph in [*_PARAGRAPH.split(text)]:
+        base = text.index(paragraph, offset) if paragraph else offset
+        offset = base + len(paragraph)
+        start = 0
+        for match in _SENTENCE_END.finditer(paragraph):
+            piece = paragraph[start : match.end()]
+            if piece.strip() and not _ABBREVIATION.search(piece.strip()):
+                spans.append(_strip_span(paragraph, base, start, match.end()))
+                start = match.end()
+        if paragraph[start:].strip():
+            spans.append(_strip_span(paragraph, base, start, len(paragraph)))
+    return spans
+
+
+def _strip_span(paragraph: str, base: int, start: int, end: int) -> tuple[int, int]:
+    piece = paragraph[start:end]
+    lead = len(piece) - len(piece.lstrip())
+    trail = len(piece) - len(piece.rstrip())
+    return base + start + lead, base + end - trail
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``."""
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def _split_long(text: str, span: tuple[int, int], size: int) -> list[tuple[int, int]]:
+    """A sentence longer than ``size`` tokens, cut into windows of whole tokens."""
+    tokens = [m.span() for m in _TOKEN.finditer(text, span[0], span[1])]
+    return [
+        (tokens[i][0], tokens[min(i + size, len(tokens)) - 1][1])
+        for i in range(0, len(tokens), size)
+    ]
+
+
+def chunk_text(document_id: str, text: str, size: int = 512, overlap: int = 64) -> list[Chunk]:
+    """Pack sentences into chunks of at most ``size`` tokens; consecutive chunks share
+    up to ``overlap`` tokens of whole sentences. A chunk's text is the original slice,
+    line breaks included."""
+    if size < 8:
+        raise ValueError("chunk size must be at least 8 tokens")
+    if not 0 <= overlap < size:
+        raise ValueError("overlap must be between 0 and the chunk size")
+    units: list[tuple[tuple[int, int], int]] = []
+    for span in sentence_spans(text):
+        n = count_tokens(text[span[0] : span[1]])
+        if n > size:
+            units.extend(
+                (piece, count_tokens(text[piece[0] : piece[1]]))
+                for piece in _split_long(text, span, size)
+            )
+        elif n:
+            units.append((span, n))
+    groups: list[list[tuple[tuple[int, int], int]]] = []
+    current: list[tuple[tuple[int, int], int]] = []
+    current_tokens = 0
+    fresh = False  # whether ``current`` holds anything beyond the overlap carried over
+    for unit in units:
+        if current and current_tokens + unit[1] > size:
+            groups.append(current)
+            carried: list[tuple[tuple[int, int], int]] = []
+            carried_tokens = 0
+            for previous in reversed(current):
+                total = carried_tokens + previous[1]
+                if total > overlap or total + unit[1] > size:
+                    break
+                carried.insert(0, previous)
+                carried_tokens = total
+            current, current_tokens, fresh = carried, carried_tokens, False
+        current.append(unit)
+        current_tokens += unit[1]
+        fresh = True
+    if current and fresh:
+        groups.append(current)
+    return [
+        Chunk(
+            id=digest("chunk", document_id, str(position)),
+            document_id=document_id,
+            position=position,
+            text=text[group[0][0][0] : group[-1][0][1]],
+            tokens=sum(n for _, n in group),
+        )
+        for position, group in enumerate(groups)
+    ]

@@ -1,0 +1,450 @@
+"""The build pipeline as named stages: load, plan, chunk, extract, embed, write, link.
+
+Documents go through in batches; each batch is written with one atomic query, so an
+interrupted build resumes at the next unwritten document with nothing half-written.
+Entities touched by a write get a ``:Pending`` marker node (not a property: on
+FalkorDB, writing any property of a vector-indexed node re-indexes it); the link
+stage then resolves near-duplicates, sweeps orphans and rebuilds ``RELATED`` edges
+for them, and is itself resumable (a marker is removed when its entity is done).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from graphmind.build.chunking import Chunk, chunk_text
+from graphmind.build.loaders import LoadFailure, LoadOptions, SourceDocument, load_paths
+from graphmind.errors import ConfigError
+from graphmind.extract.extractor import (
+    ChunkExtraction,
+    ChunkText,
+    EntityRow,
+    TripletRow,
+    entity_text,
+    extract_chunks,
+    graph_rows,
+    triplet_text,
+)
+from graphmind.extract.normalize import normalize_name
+from graphmind.store.base import GraphStore, iter_batches
+
+if TYPE_CHECKING:
+    from graphmind.embed import Embedder
+    from graphmind.llm import LLM
+
+ExtractMode = Literal["llm", "none"]
+ResolveMode = Literal["link", "merge", "off"]
+LINK_BATCH = 500
+
+
+@dataclass
+class BuildOptions:
+    """What to read and how to build."""
+
+    load: LoadOptions = field(default_factory=LoadOptions)
+    chunk_size: int = 512
+    chunk_overlap: int = 64
+    extract: ExtractMode = "llm"
+    resolve: ResolveMode = "link"
+    batch_docs: int = 64
+    limit: int | None = None
+    same_as_similarity: float = 0.92
+    same_as_name_ratio: float = 0.85
+
+
+@dataclass
+class BuildReport:
+    """What a build did; ``as_dict`` is the ``--json`` summary."""
+
+    documents_new: int = 0
+    documents_changed: int = 0
+    documents_skipped: int = 0
+    load_failures: list[LoadFailure] = field(default_factory=list)
+    chunks_written: int = 0
+    chunks_failed: int = 0
+    chunks_empty: int = 0
+    entities_in_batches: int = 0
+    triplets_in_batches: int = 0
+    same_as_links: int = 0
+    entities_merged: int = 0
+    orphans_deleted: int = 0
+    embedded_texts: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    llm: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    relationships: int = 0
+    interrupted: bool = False
+    warnings: list[str] = field(default_factory=list)
+    communities: dict[str, Any] = field(default_factory=dict)
+    episodes: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        data = {k: v for k, v in self.__dict__.items() if k != "load_failures"}
+        data["load_failures"] = [f.__dict__ for f in self.load_failures]
+        return data
+
+
+class Progress(Protocol):
+    """Where the pipeline reports progress (the CLI draws bars; tests ignore it)."""
+
+    def start(self, stage: str, total: int | None) -> None: ...
+    def advance(self, stage: str, amount: int = 1) -> None: ...
+
+
+def counter(progress: Progress | None, stage: str) -> Callable[[int], None]:
+    """An ``on_done(finished_so_far)`` callback that advances ``stage`` by the difference."""
+    done = 0
+
+    def advance(finished: int) -> None:
+        nonlocal done
+        if progress is not None:
+            progress.advance(stage, finished - done)
+        done = finished
+
+    return advance
+
+
+class NoProgress:
+    """Progress that reports nothing."""
+
+    def start(self, stage: str, total: int | None) -> None:
+        return None
+
+    def advance(self, stage: str, amount: int = 1) -> None:
+        return None
+
+
+@dataclass
+class _Planned:
+    document: SourceDocument
+    changed: bool
+    chunks: list[Chunk] = field(default_factory=list)
+
+
+class BuildPipeline:
+    """Builds the corpus side of the graph in a store."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        llm: LLM | None,
+        options: BuildOptions,
+        progress: Progress | None = None,
+    ) -> None:
+        if options.extract == "llm" and llm is None:
+            raise ConfigError(
+                "no LLM is configured for extraction: run scripts/fetch_model.py for the "
+                "offline model, set GRAPHMIND_LLM_BASE_URL and GRAPHMIND_LLM_MODEL, or build "
+                "a chunk-only index with --extract none"
+            )
+        self.store = store
+        self.embedder = embedder
+        self.llm = llm
+        self.options = options
+        self.progress = progress or NoProgress()
+        self.report = BuildReport()
+        self.extract_mode = self._extract_mode()
+
+    def _extract_mode(self) -> str:
+        if self.options.extract == "none" or self.llm is None:
+            return "none"
+        return f"llm:{self.llm.model_id}"
+
+    @contextmanager
+    def _stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.report.seconds[name] = self.report.seconds.get(name, 0.0) + (
+                time.perf_counter() - started
+            )
+
+    # -- the pipeline, top-down ---------------------------------------------------
+    def run(self, paths: Sequence[str]) -> BuildReport:
+        """Build ``paths`` into the store; safe to interrupt and re-run."""
+        started = time.perf_counter()
+        try:
+            documents = self.load(paths)
+            planned = self.plan(documents)
+            self.progress.start("documents", len(planned))
+            for batch in iter_batches(planned, self.options.batch_docs):
+                self.chunk(batch)
+                extractions = self.extract(batch)
+                rows = self.rows(batch, extractions)
+                self.embed(rows)
+                self.write(rows)
+                self.progress.advance("documents", len(batch))
+            self.link()
+        except KeyboardInterrupt:  # what is written is whole; a re-run resumes
+            self.report.interrupted = True
+        self.finish(started)
+        return self.report
+
+    def load(self, paths: Sequence[str]) -> list[SourceDocument]:
+        """Read the corpus."""
+        with self._stage("load"):
+            result = load_paths(paths, self.options.load)
+        self.report.load_failures = result.failures
+        docs = result.documents
+        return docs[: self.options.limit] if self.options.limit else docs
+
+    def plan(self, documents: Sequence[SourceDocument]) -> list[_Planned]:
+        """Skip documents already built the same way; mark changed ones."""
+        with self._stage("plan"):
+            states: dict[str, dict[str, Any]] = {}
+            sources = [d.source for d in documents]
+            for batch in iter_batches(sources, 1000):
+                for row in self.store.run("build/document_states", {"sources": batch}):
+                    states[row["source"]] = row
+        planned = []
+        for doc in documents:
+            state = states.get(doc.source)
+            if state is None:
+                self.report.documents_new += 1
+            elif state["id"] != doc.id:
+                self.report.documents_changed += 1
+            elif state["extract_mode"] == "none" and self.extract_mode != "none":
+                self.report.documents_changed += 1  # chunk-only before: extract now
+            else:
+                self.report.documents_skipped += 1
+                continue
+            planned.append(_Planned(doc, changed=state is not None))
+        return planned
+
+    def chunk(self, batch: Sequence[_Planned]) -> None:
+        """Split each document into chunks."""
+        with self._stage("chunk"):
+            for item in batch:
+                doc = item.document
+                item.chunks = chunk_text(
+                    doc.id, doc.text, self.options.chunk_size, self.options.chunk_overlap
+                )
+
+    def extract(self, batch: Sequence[_Planned]) -> dict[str, ChunkExtraction]:
+        """One LLM extraction per chunk (cached, so re-runs cost nothing)."""
+        if self.extract_mode == "none" or self.llm is None:
+            return {}
+        texts = [
+            ChunkText(c.id, item.document.title, c.text) for item in batch for c in item.chunks
+        ]
+        self.progress.start("LLM calls", len(texts))
+        with self._stage("extract"):
+            results = extract_chunks(self.llm, texts, on_done=counter(self.progress, "LLM calls"))
+        return {r.chunk_id: r for r in results}
+
+    def rows(
+        self, batch: Sequence[_Planned], extractions: dict[str, ChunkExtraction]
+    ) -> list[dict[str, Any]]:
+        """The write rows: one per document, with chunks, entities and triplets."""
+        out = []
+        # the first mention in document order defines an entity's (or triplet's) attributes
+        # for the whole batch, so the graph does not depend on row order inside a query
+        first_entity: dict[str, EntityRow] = {}
+        first_triplet: dict[str, TripletRow] = {}
+        for item in batch:
+            doc = item.document
+            results = [extractions[c.id] for c in item.chunks if c.id in extractions]
+            entities, triplets = graph_rows(results)
+            entities = [first_entity.setdefault(e.id, e) for e in entities]
+            triplets = [_same_facts(first_triplet.setdefault(t.id, t), t) for t in triplets]
+            status = {r.chunk_id: r.status for r in results}
+            for value in status.values():
+                self.report.chunks_failed += value.startswith("failed")
+                self.report.chunks_empty += value == "empty"
+            out.append(
+                {
+                    "id": doc.id,
+                    "source": doc.source,
+                    "title": doc.title,
+                    "sha256": doc.sha256,
+                    "extract_mode": self.extract_mode,
+                    "chunks": [
+                        {
+                            "id": c.id,
+                            "text": c.text,
+                            "position": c.position,
+                            "tokens": c.tokens,
+                            "extraction": status.get(c.id, "skipped"),
+                            "embedding": None,
+                            "embed_text": _with_title(doc.title, c.text),
+                        }
+                        for c in item.chunks
+                    ],
+                    "next": [[a.id, b.id] for a, b in pairwise(item.chunks)],
+                    "entities": [{**asdict(e), "embedding": None} for e in entities],
+                    "triplets": [
+                        {**asdict(t), "text": t.text, "embedding": None} for t in triplets
+                    ],
+                }
+            )
+            self.report.entities_in_batches += len(entities)
+            self.report.triplets_in_batches += len(triplets)
+        return out
+
+    def embed(self, rows: list[dict[str, Any]]) -> None:
+        """Embed chunks, and entities and triplets the store has no vector for yet."""
+        with self._stage("embed"):
+            known = {
+                "Entity": self._existing("Entity", [e["id"] for r in rows for e in r["entities"]]),
+                "Triplet": self._existing(
+                    "Triplet", [t["id"] for r in rows for t in r["triplets"]]
+                ),
+            }
+            pending: dict[str, str] = {}
+            targets: list[tuple[dict[str, Any], str]] = []
+            for row in rows:
+                for c in row["chunks"]:
+                    targets.append((c, c.pop("embed_text")))
+                # only the first mention of a new entity or triplet creates it (and its
+                # description), so only that one carries the embedding
+                for e in row["entities"]:
+                    if e["id"] not in known["Entity"]:
+                        known["Entity"].add(e["id"])
+                        targets.append((e, entity_text(e)))
+                for t in row["triplets"]:
+                    if t["id"] not in known["Triplet"]:
+                        known["Triplet"].add(t["id"])
+                        targets.append((t, triplet_text(t)))
+            for _, text in targets:
+                pending.setdefault(text, text)
+            self.progress.start("embeddings", len(pending))
+            unique = list(pending)
+            vectors: dict[str, list[float]] = {}
+            for batch in iter_batches(unique, 256):
+                for text, vector in zip(batch, self.embedder.embed(batch), strict=True):
+                    vectors[text] = vector
+                self.progress.advance("embeddings", len(batch))
+            for target, text in targets:
+                target["embedding"] = vectors[text]
+            self.report.embedded_texts += len(unique)
+
+    def _existing(self, label: str, ids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for batch in iter_batches(sorted(set(ids)), 2000):
+            rows = self.store.run("build/existing_ids", {"ids": batch}, label=label)
+            found.update(r["id"] for r in rows)
+        return found
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        """One atomic query for the batch (old versions replaced in the same query)."""
+        with self._stage("write"):
+            self.store.write_rows("build/write_documents", rows, batch_size=len(rows) or 1)
+        self.report.chunks_written += sum(len(r["chunks"]) for r in rows)
+
+    def link(self) -> None:
+        """Resolve near-duplicates, sweep orphans, rebuild RELATED for pending entities."""
+        with self._stage("link"):
+            if self.options.resolve != "off":
+                self.resolve()
+            pending = self.store.run("build/pending_entities")
+            self.progress.start("linking", len(pending))
+            for batch in iter_batches(pending, LINK_BATCH):
+                swept = [r["id"] for r in batch if r["sweep"]]  # only these can lose triplets
+                if swept:
+                    rows = self.store.run("build/sweep_orphans", {"ids": swept}, write=True)
+                    self.report.orphans_deleted += int(rows[0]["deleted"]) if rows else 0
+                ids = [r["id"] for r in batch]
+                self.store.run("build/refresh_related", {"ids": ids}, write=True)
+                self.progress.advance("linking", len(batch))
+
+    def resolve(self) -> None:
+        """Link (or merge) pending entities to near-duplicates: close in the vector index,
+        alike in name, and not of clearly different types."""
+        pending = [r["id"] for r in self.store.run("build/pending_entities")]
+        candidates = []
+        for batch in iter_batches(pending, LINK_BATCH):
+            candidates += self.store.run(
+                "build/similar_entities",
+                {"ids": batch, "k": 6, "min_similarity": self.options.same_as_similarity},
+            )
+        pairs: dict[tuple[str, str], dict[str, Any]] = {}
+        for c in sorted(candidates, key=lambda c: (c["id"], -c["similarity"], c["other"])):
+            ratio = name_similarity(c["name"], c["other_name"])
+            if ratio < self.options.same_as_name_ratio:
+                continue
+            if not types_compatible(c["type"], c["other_type"]):
+                continue
+            first, second = sorted((c["id"], c["other"]))
+            pairs.setdefault(
+                (second, first),
+                {
+                    "source": second,
+                    "target": first,
+                    "similarity": c["similarity"],
+                    "name_similarity": ratio,
+                },
+            )
+        if self.options.resolve == "merge":
+            gone: set[str] = set()
+            for (duplicate, keep), _ in sorted(pairs.items()):
+                if duplicate in gone or keep in gone:
+                    continue
+                self.store.run(
+                    "build/merge_entity",
+                    {"rows": [{"duplicate": duplicate, "keep": keep}]},
+                    write=True,
+                )
+                gone.add(duplicate)
+                self.report.entities_merged += 1
+        elif pairs:
+            self.store.write_rows("build/link_same_as", list(pairs.values()))
+            self.report.same_as_links += len(pairs)
+
+    def finish(self, started: float) -> None:
+        """Totals for the summary."""
+        self.report.seconds["total"] = time.perf_counter() - started
+        if self.llm is not None:
+            self.report.llm = self.llm.ledger.as_dict()
+        counts = self.store.counts()
+        self.report.counts = {k: counts[k] for k in ("Document", "Chunk", "Entity", "Triplet")}
+        self.report.relationships = self.store.relationship_count()
+        limit = getattr(self.embedder, "max_tokens", None)
+        if isinstance(limit, int) and self.options.chunk_size > limit:
+            self.report.warnings.append(
+                f"chunks of up to {self.options.chunk_size} tokens are longer than what the "
+                f"embedder reads ({limit} tokens); consider --chunk-size {limit}"
+            )
+
+
+def _same_facts(first: TripletRow, row: TripletRow) -> TripletRow:
+    """``row`` (with its own chunk mentions) carrying the first mention's attributes."""
+    return replace(
+        row,
+        description=first.description,
+        event_time=first.event_time,
+        subject=first.subject,
+        object=first.object,
+    )
+
+
+def name_similarity(a: str, b: str) -> float:
+    """How alike two names are: a character ratio of the normalised names, or 0.9 when
+    both have several words and agree on the first and last ("Marie Curie" and
+    "Marie Sklodowska Curie")."""
+    x, y = normalize_name(a), normalize_name(b)
+    if not x or not y:
+        return 0.0
+    ratio = difflib.SequenceMatcher(None, x, y).ratio()
+    wx, wy = x.split(), y.split()
+    if len(wx) > 1 and len(wy) > 1 and wx[0] == wy[0] and wx[-1] == wy[-1]:
+        return max(ratio, 0.9)
+    return ratio
+
+
+def types_compatible(a: Any, b: Any) -> bool:
+    """Entities of clearly different types never merge; unknown matches anything."""
+    ta, tb = str(a or "unknown").lower(), str(b or "unknown").lower()
+    return ta == tb or "unknown" in (ta, tb)
+
+
+def _with_title(title: str, text: str) -> str:
+    return text if not title or text.startswith(title) else f"{title}\n{text}"

@@ -1,0 +1,45 @@
+"""End to end with the real local model: build a few paragraphs, ask, get a cited answer."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from graphmind import api
+from graphmind.ask.loop import AskOptions
+from graphmind.build.pipeline import BuildOptions
+from graphmind.config import load_settings
+from graphmind.llm.models import default_gguf_path
+from graphmind.store import open_store
+
+pytestmark = pytest.mark.slow
+
+SAMPLES = Path(__file__).resolve().parents[1] / "graphmind" / "samples" / "physicists"
+
+
+def test_real_model_answers_with_a_citation(tmp_path: Path) -> None:
+    settings = load_settings(store=f"falkordb-lite://{tmp_path / 'graph.db'}")
+    if default_gguf_path(settings) is None:
+        if os.environ.get("CI"):
+            pytest.fail("the offline model is missing: scripts/test.sh fetches it")
+        pytest.skip("offline model not fetched: run scripts/fetch_model.py")
+    api.build([SAMPLES], BuildOptions(extract="none"), settings)
+    started = time.perf_counter()
+    decision = api.ask("Where was Lise Meitner born?", AskOptions(k=5, max_rounds=2), settings)
+    print(
+        f"\nreal 0.5B ask: {time.perf_counter() - started:.1f}s, {decision.tokens} tokens, "
+        f"{len(decision.rounds)} round(s), answer {decision.answer!r}, "
+        f"grade {decision.sufficiency.value}"
+    )
+    assert not decision.abstained, decision
+    assert "vienna" in decision.answer.lower()
+    assert any(c.title == "Lise Meitner" for c in decision.citations)
+    with open_store(settings) as store:
+        evaluated = store.run_text(
+            "MATCH (:Decision {id: $id})-[e:EVALUATED]->(:Chunk) RETURN count(e) AS n",
+            {"id": decision.id},
+        ).records()[0]["n"]
+    assert evaluated == sum(len(r.judgement.verdicts) for r in decision.rounds) > 0
