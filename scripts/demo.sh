@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The offline demo on the embedded store: installs GraphMind with the local-model
-# extra, fetches the pinned offline model, builds the bundled sample corpus into
-# ./.graphmind with it, and shows what is in the graph.
+# extra, fetches the pinned offline model (Qwen2.5-Coder-1.5B: the 0.5B default is
+# fine for extraction but too weak to judge evidence), builds the bundled sample
+# corpus into ./.graphmind, shows what is in the graph and asks it a question.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh local
-.venv/bin/python scripts/fetch_model.py
+.venv/bin/python scripts/fetch_model.py --model qwen2.5-coder-1.5b
 export GRAPHMIND_STORE=${GRAPHMIND_STORE:-falkordb-lite://./.graphmind/graph.db}
-.venv/bin/graphmind build graphmind/samples/physicists
+export GRAPHMIND_LLM_MODEL=${GRAPHMIND_LLM_MODEL:-qwen2.5-coder-1.5b}
+.venv/bin/graphmind build graphmind/samples/physicists --chunk-size 256
 .venv/bin/graphmind cypher "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.name AS subject, r.predicate AS predicate, b.name AS object ORDER BY subject LIMIT 15"
+.venv/bin/graphmind ask "Who did Lise Meitner work with in Berlin?" --trace

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev,local
-.venv/bin/python scripts/fetch_model.py
+.venv/bin/python scripts/fetch_model.py                              # extraction tests
+.venv/bin/python scripts/fetch_model.py --model qwen2.5-coder-1.5b   # the ask loop's test
 npm ci --prefix scripts --no-audit --no-fund --loglevel=error
 .venv/bin/ruff check graphmind tests scripts
 .venv/bin/ruff format --check graphmind tests scripts

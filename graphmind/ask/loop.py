@@ -61,6 +61,7 @@ class AskOptions:
     context_tokens: int = 2500
     expand: bool = True
     evolve_graph: bool = True
+    synthesize: bool = False  # always write the answer with its own LLM call
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
 
 
@@ -273,7 +274,12 @@ class AskLoop:
             state.rounds[-1].extracted = write_extractions(self.store, self.embedder, results)
 
     def answer(self, state: _State) -> tuple[str, list[Candidate], bool]:
-        """The answer from the whole trajectory with citations, or an abstention."""
+        """The answer from the whole trajectory with citations, or an abstention.
+
+        The last judgement already saw every used passage and every round's cue, so its
+        draft is the trajectory's answer; a separate answer call is made when there is
+        no draft, or always with ``synthesize``.
+        """
         final = state.rounds[-1].judgement
         evidence = state.used()
         weak = final.sufficiency is Sufficiency.NONE or (
@@ -282,11 +288,14 @@ class AskLoop:
         )
         if weak or not evidence:
             return ABSTAIN_ANSWER, [], True
+        draft = final.draft_answer.strip()
+        if draft and not self.options.synthesize:
+            return draft, _supporting(evidence, draft), False
         messages = answer_messages(
             state.question,
             evidence,
             state.cues,
-            final.draft_answer,
+            draft,
             temporal=state.temporal,
             budget_tokens=self.options.context_tokens,
         )
@@ -295,7 +304,7 @@ class AskLoop:
         if out.abstain or not out.answer.strip():
             return ABSTAIN_ANSWER, [], True
         cited = [evidence[n - 1] for n in dict.fromkeys(out.citations) if 1 <= n <= len(evidence)]
-        return out.answer.strip(), cited or evidence[:3], False
+        return out.answer.strip(), cited or _supporting(evidence, out.answer), False
 
     def naive_round(self, state: _State) -> None:
         """Baseline: vector top-k chunks and one answer call, recorded like a loop round."""
@@ -374,6 +383,13 @@ class AskLoop:
             else:
                 state.store_ms += ms
                 state.pending_store_ms += ms
+
+
+def _supporting(evidence: list[Candidate], answer: str, limit: int = 5) -> list[Candidate]:
+    """The used passages the answer rests on: those stating it first, then the others."""
+    needle = " ".join(answer.lower().split())
+    stating = [c for c in evidence if needle and needle in " ".join(c.text.lower().split())]
+    return (stating + [c for c in evidence if c not in stating])[:limit]
 
 
 def _one_verdict_per_candidate(verdicts: list[Verdict], count: int) -> list[Verdict]:
