@@ -60,3 +60,15 @@ def test_the_default_offline_model_extracts_entities(tmp_path: Path) -> None:
     with pytest.raises(LLMOutputError, match="exceed context window"):
         llm.structured("extract", too_long, Entities)
     provider.close()
+
+
+def test_grammar_schema_drops_bounds_the_grammar_cannot_afford() -> None:
+    from graphmind.communities.report import CommunityReport
+    from graphmind.llm.llamacpp_provider import grammar_schema
+
+    schema = CommunityReport.model_json_schema()
+    assert schema["properties"]["summary"]["maxLength"] == 1500
+    bare = grammar_schema(schema)
+    assert "maxLength" not in str(bare) and "minLength" not in str(bare)
+    assert bare["properties"]["summary"]["type"] == "string"
+    assert bare["required"] == schema["required"]

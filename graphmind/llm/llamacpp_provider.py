@@ -100,7 +100,7 @@ class LlamaCppProvider:
         """
         response_format: dict[str, Any] = {"type": "json_object"}
         if schema is not None:
-            response_format["schema"] = schema
+            response_format["schema"] = grammar_schema(schema)
             if self.schema_in_prompt:
                 messages = with_instruction(messages, schema_instruction(schema))
         with self._lock:
@@ -131,3 +131,18 @@ class LlamaCppProvider:
             if self._llama is not None:
                 self._llama.close()
                 self._llama = None
+
+
+# Bounds that llama.cpp turns into repetition rules: a string of at most 1,500
+# characters becomes a grammar large enough to crash the sampler (measured: a
+# segmentation fault). Validation of the parsed output still enforces them.
+_UNBOUNDED = ("maxLength", "minLength", "maxItems", "minItems", "pattern")
+
+
+def grammar_schema(node: Any) -> Any:
+    """The schema without the length and pattern bounds the grammar cannot afford."""
+    if isinstance(node, dict):
+        return {k: grammar_schema(v) for k, v in node.items() if k not in _UNBOUNDED}
+    if isinstance(node, list):
+        return [grammar_schema(v) for v in node]
+    return node
