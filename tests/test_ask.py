@@ -146,6 +146,8 @@ def test_two_hop_question_needs_a_second_round(corpus_store: GraphStore, tmp_pat
     assert {c.title for c in decision.citations} == {"Aldo Vance", "Silent Harbor"}
     assert decision.cues[0] == "Aldo Vance's movie is Silent Harbor."
     assert first.extracted > 0  # the used chunk had no triplets: extracted at question time
+    assert first.tokens > 0 and second.tokens > 0
+    assert sum(r.tokens for r in decision.rounds) == decision.tokens
     assert (
         corpus_store.run_text(
             "MATCH (t:Triplet)-[:MENTIONED_IN]->(:Chunk)-[:PART_OF]->"

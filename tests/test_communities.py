@@ -242,3 +242,11 @@ def test_gds_path(open_store: StoreFactory, backend: str) -> None:
     assert sorted(len(m) for m in members(store, 0)) == [5, 5]
     result = personalized_pagerank_ranking(store, ["e13"], k=5)
     assert {e for e, _ in result.entities} <= {f"e1{i}" for i in range(5)}
+
+
+def test_fallback_summary_fits_the_model_limits() -> None:
+    from graphmind.communities.pipeline import _fallback
+
+    long_names = [{"name": "N" * 80 + str(i), "type": "person"} for i in range(12)]
+    report = _fallback({"entities": long_names, "relations": []})
+    assert len(report.title) <= 120 and report.title.endswith("…")

@@ -132,9 +132,10 @@ class AskLoop:
                     break
                 self.evolve(state, judgement)
         answer, citations, abstained = self.answer(state)
-        last = state.rounds[-1]  # the answer's time counts with the last round
+        last = state.rounds[-1]  # the answer's time and tokens count with the last round
         last.store_ms += state.pending_store_ms
         last.llm_ms += state.pending_llm_ms
+        last.tokens += self.llm.ledger.total().total_tokens - state.tokens_mark
         decision = self.decision(state, answer, citations, abstained, started, tokens_before)
         with self._timed(state, "store"):
             write_decision(
@@ -197,6 +198,7 @@ class AskLoop:
         self, state: _State, number: int, queries: list[str], found: list[Candidate], j: Judgement
     ) -> None:
         """Keep the round (with the time spent on it) and its memory cue."""
+        tokens = self.llm.ledger.total().total_tokens
         round_ = Round(
             number,
             queries,
@@ -205,8 +207,10 @@ class AskLoop:
             expanded=list(state.expanded),
             store_ms=state.pending_store_ms,
             llm_ms=state.pending_llm_ms,
+            tokens=tokens - state.tokens_mark,
         )
         state.pending_store_ms = state.pending_llm_ms = 0.0
+        state.tokens_mark = tokens
         state.rounds.append(round_)
         cue = j.cue or (f"Still missing: {j.missing}" if j.missing else "")
         if cue:

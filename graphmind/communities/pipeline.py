@@ -235,11 +235,15 @@ def _summarise(
 
 
 def _fallback(context: dict[str, Any]) -> CommunityReport:
-    """A summary from the member names, when no LLM wrote one."""
+    """A summary from the member names, when no LLM wrote one (cut to the model's limits)."""
     names = [e["name"] for e in context["entities"]][:12]
     facts = [f"{r['subject']} {r['predicate']} {r['object']}" for r in context["relations"] if r]
     return CommunityReport(
-        title=", ".join(names[:3]) or "community",
-        summary="Entities: " + ", ".join(names) + ".",
+        title=_cut(", ".join(names[:3]) or "community", 120),
+        summary=_cut("Entities: " + ", ".join(names) + ".", 1500),
         key_facts=facts[:8],
     )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
