@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmind.ask.models import Decision, Round
+from graphmind.memory.decisions import shorten
 
 GRADE_STYLE = {"EXACT": "green", "INFERRABLE": "cyan", "PARTIAL": "yellow", "NONE": "red"}
 
@@ -36,7 +37,7 @@ def print_round(console: Console, r: Round) -> None:
         table.add_row(
             str(number),
             c.title,
-            _short(c.text, 70),
+            shorten(c.text, 70),
             ", ".join(c.sources),
             verdict,
             "" if v is None else v.reason,
@@ -64,7 +65,7 @@ def print_decision(console: Console, d: Decision) -> None:
     console.print(f"[bold]{d.answer}[/]", highlight=False)
     for number, c in enumerate(d.citations, start=1):
         console.print(
-            f"  [{number}] {c.title} ({c.chunk_id}): {_short(c.text, 100)}", highlight=False
+            f"  [{number}] {c.title} ({c.chunk_id}): {shorten(c.text, 100)}", highlight=False
         )
     console.print(
         f"grade [{style}]{d.sufficiency.value}[/], confidence {d.confidence:.2f}, "
@@ -82,8 +83,3 @@ def decision_as_dict(d: Decision) -> dict[str, Any]:
     for row, r in zip(data["rounds"], d.rounds, strict=True):
         row["judgement"] = r.judgement.model_dump(mode="json")
     return data
-
-
-def _short(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -26,12 +26,11 @@ from graphmind.extract.extractor import (
     ChunkText,
     EntityRow,
     TripletRow,
-    entity_text,
     extract_chunks,
     graph_rows,
-    triplet_text,
 )
 from graphmind.extract.normalize import normalize_name
+from graphmind.extract.writer import new_graph_items
 from graphmind.store.base import GraphStore, iter_batches
 
 if TYPE_CHECKING:
@@ -293,31 +292,10 @@ class BuildPipeline:
     def embed(self, rows: list[dict[str, Any]]) -> None:
         """Embed chunks, and entities and triplets the store has no vector for yet."""
         with self._stage("embed"):
-            known = {
-                "Entity": self._existing("Entity", [e["id"] for r in rows for e in r["entities"]]),
-                "Triplet": self._existing(
-                    "Triplet", [t["id"] for r in rows for t in r["triplets"]]
-                ),
-            }
-            pending: dict[str, str] = {}
-            targets: list[tuple[dict[str, Any], str]] = []
-            for row in rows:
-                for c in row["chunks"]:
-                    targets.append((c, c.pop("embed_text")))
-                # only the first mention of a new entity or triplet creates it (and its
-                # description), so only that one carries the embedding
-                for e in row["entities"]:
-                    if e["id"] not in known["Entity"]:
-                        known["Entity"].add(e["id"])
-                        targets.append((e, entity_text(e)))
-                for t in row["triplets"]:
-                    if t["id"] not in known["Triplet"]:
-                        known["Triplet"].add(t["id"])
-                        targets.append((t, triplet_text(t)))
-            for _, text in targets:
-                pending.setdefault(text, text)
-            self.progress.start("embeddings", len(pending))
-            unique = list(pending)
+            targets = [(c, c.pop("embed_text")) for row in rows for c in row["chunks"]]
+            targets += new_graph_items(self.store, rows)
+            unique = list(dict.fromkeys(text for _, text in targets))
+            self.progress.start("embeddings", len(unique))
             vectors: dict[str, list[float]] = {}
             for batch in iter_batches(unique, 256):
                 for text, vector in zip(batch, self.embedder.embed(batch), strict=True):
@@ -326,13 +304,6 @@ class BuildPipeline:
             for target, text in targets:
                 target["embedding"] = vectors[text]
             self.report.embedded_texts += len(unique)
-
-    def _existing(self, label: str, ids: list[str]) -> set[str]:
-        found: set[str] = set()
-        for batch in iter_batches(sorted(set(ids)), 2000):
-            rows = self.store.run("build/existing_ids", {"ids": batch}, label=label)
-            found.update(r["id"] for r in rows)
-        return found
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         """One atomic query for the batch (old versions replaced in the same query)."""

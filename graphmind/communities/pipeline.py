@@ -21,6 +21,7 @@ from graphmind.communities.centrality import (
     ensure_gds_projection,
     store_pagerank,
 )
+from graphmind.communities.episodes import cap
 from graphmind.communities.report import CommunityReport, embedding_text, messages_for
 from graphmind.store.base import GraphStore, Projection, iter_batches
 
@@ -239,11 +240,7 @@ def _fallback(context: dict[str, Any]) -> CommunityReport:
     names = [e["name"] for e in context["entities"]][:12]
     facts = [f"{r['subject']} {r['predicate']} {r['object']}" for r in context["relations"] if r]
     return CommunityReport(
-        title=_cut(", ".join(names[:3]) or "community", 120),
-        summary=_cut("Entities: " + ", ".join(names) + ".", 1500),
+        title=cap(", ".join(names[:3]) or "community", 120),
+        summary=cap("Entities: " + ", ".join(names) + ".", 1500),
         key_facts=facts[:8],
     )
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from graphmind.embed import Embedder
 
 RELATED_BATCH = 500
+EXISTING_BATCH = 2000
 
 
 def write_extractions(store: GraphStore, embedder: Embedder, results: list[ChunkExtraction]) -> int:
@@ -38,18 +39,32 @@ def write_extractions(store: GraphStore, embedder: Embedder, results: list[Chunk
 
 def _embed_new(store: GraphStore, embedder: Embedder, rows: list[dict[str, Any]]) -> None:
     """Embeddings for entities and triplets the store does not have yet (first mention)."""
+    targets = new_graph_items(store, rows)
+    vectors = embedder.embed([text for _, text in targets]) if targets else []
+    for (item, _), vector in zip(targets, vectors, strict=True):
+        item["embedding"] = vector
+
+
+def new_graph_items(
+    store: GraphStore, rows: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], str]]:
+    """The entities and triplets of ``rows`` (rows with ``entities`` and ``triplets``
+    lists) that the store has no vector for, each with the text to embed. Only the first
+    mention of one is returned: it is the one that creates the node and its description."""
     targets: list[tuple[dict[str, Any], str]] = []
     for label, key, text_of in (
         ("Entity", "entities", entity_text),
         ("Triplet", "triplets", triplet_text),
     ):
         ids = sorted({item["id"] for r in rows for item in r[key]})
-        known = {r["id"] for r in store.run("build/existing_ids", {"ids": ids}, label=label)}
+        known = {
+            r["id"]
+            for batch in iter_batches(ids, EXISTING_BATCH)
+            for r in store.run("build/existing_ids", {"ids": batch}, label=label)
+        }
         for row in rows:
             for item in row[key]:
                 if item["id"] not in known:
                     known.add(item["id"])
                     targets.append((item, text_of(item)))
-    vectors = embedder.embed([text for _, text in targets]) if targets else []
-    for (item, _), vector in zip(targets, vectors, strict=True):
-        item["embedding"] = vector
+    return targets
