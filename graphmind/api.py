@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
     from graphmind.memory.decisions import DecisionTrace
+    from graphmind.memory.feedback import FeedbackResult
+    from graphmind.memory.prune import PruneReport
 
 
 def build(
@@ -97,6 +99,31 @@ def trace(decision_id: str, settings: Settings | None = None) -> DecisionTrace:
     if found is None:
         raise ConfigError(f"no decision {decision_id!r} in the store")
     return found
+
+
+def feedback(
+    decision_id: str,
+    *,
+    correct: bool | None = None,
+    gold: str | None = None,
+    settings: Settings | None = None,
+) -> FeedbackResult:
+    """Mark a past decision correct or incorrect, or score it against a gold answer
+    (token F1 >= 0.8 counts as correct). Idempotent; a later call corrects an earlier one."""
+    from graphmind.memory.feedback import record_feedback
+
+    with open_store(settings or load_settings()) as store:
+        return record_feedback(store, decision_id, correct=correct, gold=gold)
+
+
+def prune(
+    keep: int = 50, *, dry_run: bool = False, settings: Settings | None = None
+) -> PruneReport:
+    """Keep only the ``keep`` most recent evaluations of each evidence item."""
+    from graphmind.memory.prune import prune_evaluations
+
+    with open_store(settings or load_settings()) as store:
+        return prune_evaluations(store, keep, dry_run=dry_run)
 
 
 def communities(

@@ -18,6 +18,7 @@ from graphmind.config import Settings, load_settings
 from graphmind.doctor import DoctorReport, run_doctor
 from graphmind.errors import GraphMindError, QueryFailedError
 from graphmind.store import QueryResult, open_store
+from graphmind.store.registry import default_root
 
 out = Console()
 err = Console(stderr=True)
@@ -211,6 +212,14 @@ def build(
 )
 @click.option("--max-rounds", default=3, show_default=True, help="Rounds of the evidence loop.")
 @click.option("--k", "k", default=20, show_default=True, help="Candidate chunks per round.")
+@click.option(
+    "--memory",
+    type=click.Choice(["off", "profiles", "full"]),
+    default="full",
+    show_default=True,
+    help="What earlier answers contribute: nothing; evidence profiles in the judge's "
+    "prompt; profiles plus the planner (exclusions, retrieval configuration).",
+)
 @click.option("--trace", "show_trace", is_flag=True, help="Show every round as it happens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
 @click.pass_obj
@@ -220,6 +229,7 @@ def ask(
     mode: str,
     max_rounds: int,
     k: int,
+    memory: str,
     show_trace: bool,
     as_json: bool,
 ) -> None:
@@ -227,10 +237,16 @@ def ask(
     from graphmind import api
     from graphmind.ask.loop import AskOptions
     from graphmind.cli_ask import decision_as_dict, print_decision, print_round
+    from graphmind.memory.session import MemoryOptions
 
     if max_rounds < 1 or k < 1:
         raise click.BadParameter("--max-rounds and --k must be at least 1")
-    options = AskOptions(mode=mode, max_rounds=max_rounds, k=k)  # type: ignore[arg-type]
+    options = AskOptions(
+        mode=mode,  # type: ignore[arg-type]
+        max_rounds=max_rounds,
+        k=k,
+        memory=MemoryOptions(mode=memory),  # type: ignore[arg-type]
+    )
     on_round = (lambda r: print_round(err, r)) if show_trace and not as_json else None
     decision = api.ask(question, options, settings(), on_round)
     if as_json:
@@ -253,6 +269,65 @@ def trace_command(settings: Callable[[], Settings], decision_id: str, as_json: b
         click.echo(json.dumps(trace_as_dict(found), indent=2, default=str))
     else:
         print_trace(found, out)
+
+
+@main.command()
+@click.argument("decision_id")
+@click.option("--correct", "verdict", flag_value="correct", help="The answer was right.")
+@click.option("--incorrect", "verdict", flag_value="incorrect", help="The answer was wrong.")
+@click.option("--gold", help="The right answer: token F1 >= 0.8 with it counts as correct.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def feedback(
+    settings: Callable[[], Settings],
+    decision_id: str,
+    verdict: str | None,
+    gold: str | None,
+    as_json: bool,
+) -> None:
+    """Say whether a decision's answer was right; only correct decisions feed the memory."""
+    from graphmind import api
+
+    if (verdict is None) == (gold is None):
+        raise click.UsageError("give one of --correct, --incorrect or --gold ANSWER")
+    correct = None if verdict is None else verdict == "correct"
+    result = api.feedback(decision_id, correct=correct, gold=gold, settings=settings())
+    if as_json:
+        click.echo(json.dumps(result.__dict__, indent=2))
+        return
+    score = "" if result.f1 is None else f" (token F1 {result.f1:.2f} against the gold answer)"
+    change = "unchanged" if result.previous == result.outcome else f"was {result.previous}"
+    out.print(
+        f"decision {result.decision_id}: [bold]{result.outcome}[/]{score}, {change}",
+        highlight=False,
+    )
+
+
+@main.command()
+@click.option(
+    "--keep",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Evaluations kept per evidence item (the most recent).",
+)
+@click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: bool) -> None:
+    """Bound the reasoning graph: keep each evidence item's most recent evaluations."""
+    from graphmind import api
+
+    report = api.prune(keep, dry_run=dry_run, settings=settings())
+    if as_json:
+        click.echo(json.dumps(report.__dict__, indent=2))
+        return
+    verb = "would delete" if dry_run else "deleted"
+    out.print(
+        f"{report.items} evidence item(s) had more than {keep} evaluations; "
+        f"{verb} {report.deleted} EVALUATED edge(s)",
+        highlight=False,
+    )
 
 
 @main.command(name="communities")
@@ -302,8 +377,21 @@ def communities_command(
         print_community_stats(out, stats.__dict__)
 
 
+_BUNDLED = re.compile(r"^audit/[a-z_]+$")
+
+
 def _query_text(file_or_query: str) -> str:
+    """A query's text: a .cypher file, a bundled audit query by name, or the text itself."""
     path = Path(file_or_query)
+    if _BUNDLED.match(file_or_query) and not path.is_file():
+        bundled = default_root() / f"{file_or_query}.cypher"
+        if not bundled.is_file():
+            known = ", ".join(f"audit/{p.stem}" for p in sorted(bundled.parent.glob("*.cypher")))
+            raise click.BadParameter(
+                f"no bundled query {file_or_query!r}; there are: {known}",
+                param_hint="FILE_OR_QUERY",
+            )
+        return bundled.read_text(encoding="utf-8")
     if file_or_query.endswith(".cypher") or (len(file_or_query) < 4096 and path.is_file()):
         if not path.is_file():
             raise click.BadParameter(f"no such file: {path}", param_hint="FILE_OR_QUERY")

@@ -73,13 +73,29 @@ def print_decision(console: Console, d: Decision) -> None:
         f"(LLM {d.llm_ms / 1000:.1f}s, store {d.store_ms / 1000:.1f}s)",
         highlight=False,
     )
+    rv = d.retrieval
+    if rv.memory != "off":
+        console.print(
+            f"memory {rv.memory}: {rv.profiled}/{rv.judged} candidates with an evidence profile, "
+            f"{len(rv.excluded)} excluded by the planner, retrieval {rv.config}"
+            + (" (exploring)" if rv.explored else ""),
+            style="dim",
+            highlight=False,
+        )
     console.print(f"decision {d.id}  (graphmind trace {d.id})", style="dim", highlight=False)
+    console.print(
+        f"feedback: graphmind feedback {d.id} --correct | --incorrect | --gold ANSWER",
+        style="dim",
+        highlight=False,
+    )
 
 
 def decision_as_dict(d: Decision) -> dict[str, Any]:
     """The decision as JSON-ready data."""
     data = asdict(d)
     data["sufficiency"] = d.sufficiency.value
+    data["retrieval"].pop("query_vector", None)
+    data["retrieval"]["coverage"] = d.retrieval.coverage
     for row, r in zip(data["rounds"], d.rounds, strict=True):
         row["judgement"] = r.judgement.model_dump(mode="json")
     return data

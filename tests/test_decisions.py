@@ -16,6 +16,7 @@ from graphmind.ask.models import (
     Citation,
     Decision,
     Judgement,
+    Retrieval,
     Round,
     Sufficiency,
     Verdict,
@@ -129,6 +130,20 @@ def two_rounds(chunks: list[Chunk], decision_id: str = "dec-1", created_at: int 
         llm_ms=1450.0,
         model=MODEL,
         created_at=created_at,
+        retrieval=Retrieval(
+            memory="full",
+            query_type="type-1",
+            query_type_new=decision_id == "dec-1",
+            query_vector=[1.0, 0.0, 0.0] if decision_id == "dec-1" else [0.0, 1.0, 0.0],
+            config="narrow",
+            filters="config=narrow; k=10",
+            excluded=[b.id],
+            candidates_pre=7,
+            candidates_post=4,
+            judged=5,
+            profiled=2,
+            latency_ms=12.0,
+        ),
     )
 
 
@@ -153,12 +168,29 @@ def test_write_then_read_back_every_field(store: GraphStore, chunks: list[Chunk]
     )
     assert trace.abstained is False and trace.temporal is True
     assert (trace.sufficiency, trace.confidence, trace.rounds) == ("EXACT", 0.9, 2)
-    assert (trace.outcome, trace.mode, trace.model, trace.query_type) == (
+    assert (trace.outcome, trace.mode, trace.model, trace.query_type, trace.memory) == (
         "pending",
         "iterative",
         MODEL,
-        None,
+        "type-1",
+        "full",
     )
+    rv = trace.retrieval
+    assert rv is not None
+    assert (rv.config, rv.filters, rv.excluded, rv.explored) == (
+        "narrow",
+        "config=narrow; k=10",
+        [b.id],
+        False,
+    )
+    assert (rv.candidates_pre, rv.candidates_post, rv.judged, rv.profiled) == (7, 4, 5, 2)
+    assert (rv.latency_ms, rv.token_cost, rv.query_type, rv.query_type_size) == (
+        12.0,
+        1152,
+        "type-1",
+        1,
+    )
+    assert rv.top_relevant == [a.id, c.id]  # the used evidence, in the order first judged
     assert (trace.tokens, trace.latency_ms, trace.store_ms, trace.llm_ms) == (
         1152,
         1500.0,
@@ -252,7 +284,8 @@ def test_write_then_read_back_every_field(store: GraphStore, chunks: list[Chunk]
 def test_graph_shape(store: GraphStore, chunks: list[Chunk]) -> None:
     write_decision(store, two_rounds(chunks), agent_model=MODEL, prompt_version=PROMPT)
     a, b, c, d = chunks[:4]
-    # exactly one EVALUATED edge per judged candidate per round; c was judged in both rounds
+    # exactly one EVALUATED edge per judged evidence item, with its final verdict: c was
+    # rejected in round 1 and used in round 2, so "used" (step 2) is what the edge keeps
     evaluated = records(
         store,
         "MATCH (:Decision {id: $id})-[e:EVALUATED]->(c:Chunk) "
@@ -261,23 +294,23 @@ def test_graph_shape(store: GraphStore, chunks: list[Chunk]) -> None:
         id="dec-1",
     )
     assert sorted((r["step"], r["chunk"], r["verdict"], r["n"]) for r in evaluated) == sorted(
-        [(1, a.id, "used", 1), (1, c.id, "rejected", 1), (2, c.id, "used", 1)]
+        [(1, a.id, "used", 1), (2, c.id, "used", 1)]
     )
-    assert records(store, "MATCH ()-[e:EVALUATED]->() RETURN count(e) AS n") == [{"n": 3}]
-    # RETRIEVED edges per step, with rank, score and sources
+    assert records(store, "MATCH ()-[e:EVALUATED]->() RETURN count(e) AS n") == [{"n": 2}]
+    # RETRIEVED edges per step, with rank, score, sources and that round's verdict
     retrieved = records(
         store,
         "MATCH (:Decision {id: $id})-[:HAS_STEP]->(s:Step)-[r:RETRIEVED]->(c:Chunk) "
         "RETURN s.round AS round, c.id AS chunk, r.rank AS rank, r.score AS score, "
-        "r.sources AS sources ORDER BY round, rank",
+        "r.sources AS sources, r.verdict AS verdict ORDER BY round, rank",
         id="dec-1",
     )
-    assert [(r["round"], r["chunk"], r["rank"]) for r in retrieved] == [
-        (1, a.id, 1),
-        (1, b.id, 2),
-        (1, c.id, 3),
-        (2, c.id, 1),
-        (2, d.id, 2),
+    assert [(r["round"], r["chunk"], r["rank"], r["verdict"]) for r in retrieved] == [
+        (1, a.id, 1, "used"),
+        (1, b.id, 2, None),
+        (1, c.id, 3, "rejected"),
+        (2, c.id, 1, "used"),
+        (2, d.id, 2, None),
     ]
     assert retrieved[0]["score"] == 0.91 and retrieved[0]["sources"] == ["vector:chunk", "fulltext"]
     assert records(store, "MATCH (:Decision)-[h:HAS_STEP]->(:Step) RETURN count(h) AS n") == [
@@ -287,7 +320,25 @@ def test_graph_shape(store: GraphStore, chunks: list[Chunk]) -> None:
     props = records(store, "MATCH (d:Decision {id: $id}) RETURN properties(d) AS p", id="dec-1")
     p = props[0]["p"]
     assert p["citations"] == [a.id, c.id] and p["rounds"] == 2 and p["outcome"] == "pending"
-    assert p.get("query_type") is None and p["abstained"] is False and p["created_at"] == 1000
+    assert p["query_type"] == "type-1" and p["abstained"] is False and p["created_at"] == 1000
+    # the retrieval graph: Query, RETRIEVED_VIA and OF_TYPE to a new QueryType
+    via = records(
+        store,
+        "MATCH (:Decision {id: $id})-[r:RETRIEVED_VIA]->(q:Query)-[:OF_TYPE]->(t:QueryType) "
+        "RETURN q.text AS text, q.queries AS queries, t.id AS type, t.count AS n, "
+        "t.centroid AS centroid, r.timestamp AS at",
+        id="dec-1",
+    )
+    assert via == [
+        {
+            "text": "Where and when was Marie Curie born?",
+            "queries": ["Where was Marie Curie born?", "Marie Curie birth year"],
+            "type": "type-1",
+            "n": 1,
+            "centroid": [1.0, 0.0, 0.0],
+            "at": 1000,
+        }
+    ]
     # Agent and DECIDED; the agent is shared by the next decision of the same model and prompt
     write_decision(
         store, two_rounds(chunks, "dec-2", 2000), agent_model=MODEL, prompt_version=PROMPT
@@ -311,6 +362,9 @@ def test_graph_shape(store: GraphStore, chunks: list[Chunk]) -> None:
         for i in (1, 2)
     ]
     assert store.counts()["Agent"] == 1
+    # the second decision of the type moved its centroid halfway toward its question
+    centroid = records(store, "MATCH (t:QueryType) RETURN t.centroid AS c, t.count AS n")
+    assert centroid == [{"c": [0.5, 0.5, 0.0], "n": 2}]
     write_decision(
         store, two_rounds(chunks, "dec-3", 3000), agent_model=MODEL, prompt_version="ask-v2"
     )
@@ -338,7 +392,7 @@ def test_candidates_whose_chunk_is_gone_are_skipped(store: GraphStore, chunks: l
     trace = read_decision(store, decision.id)
     assert trace is not None
     assert [x.chunk_id for x in trace.steps[1].candidates] == [chunks[2].id, chunks[3].id]
-    assert records(store, "MATCH ()-[e:EVALUATED]->() RETURN count(e) AS n") == [{"n": 3}]
+    assert records(store, "MATCH ()-[e:EVALUATED]->() RETURN count(e) AS n") == [{"n": 2}]
     assert records(store, "MATCH ()-[e:CITED]->() RETURN count(e) AS n") == [{"n": 2}]
     # the decision still records the citation; the trace shows it without a document
     assert (trace.citations[2].chunk_id, trace.citations[2].title) == (gone.id, "")
@@ -406,7 +460,7 @@ def test_a_write_the_store_rejects_leaves_nothing(store: GraphStore, chunks: lis
     repeated.rounds[1].number = 1
     with pytest.raises(QueryFailedError):
         write_decision(store, repeated, agent_model=MODEL, prompt_version="another-prompt")
-    assert snapshot(store) == before
+    assert snapshot(store) == before  # the query type's centroid and count included
     assert read_decision(store, "dec-bad") is None
     # The same decision id again: rejected by the store, the first write intact.
     with pytest.raises(QueryFailedError):

@@ -1,14 +1,19 @@
-// One decision's properties, its agent and DECIDED edge, and the chunks it cited
-// (with their documents' titles); no row for an unknown id.
+// One decision's properties, its agent and DECIDED edge, the chunks it cited (with
+// their documents' titles) and its retrieval (RETRIEVED_VIA, the query and its type);
+// no row for an unknown id.
 MATCH (d:Decision {id: $id})
 OPTIONAL MATCH (a:Agent)-[decided:DECIDED]->(d)
-WITH d, a, decided
+OPTIONAL MATCH (d)-[via:RETRIEVED_VIA]->(q:Query)
+OPTIONAL MATCH (q)-[:OF_TYPE]->(qt:QueryType)
+WITH d, a, decided, via, qt
 OPTIONAL MATCH (d)-[cited:CITED]->(c:Chunk)
 OPTIONAL MATCH (c)-[:PART_OF]->(doc:Document)
-WITH d, a, decided,
+WITH d, a, decided, via, qt,
      collect(CASE WHEN c IS NULL THEN null
                   ELSE {rank: cited.rank, chunk_id: c.id, title: doc.title, text: c.text}
              END) AS cited
 RETURN properties(d) AS decision, a.id AS agent_id, a.model AS agent_model,
        a.prompt_version AS prompt_version, decided.confidence AS decided_confidence,
-       decided.timestamp AS decided_timestamp, decided.outcome AS decided_outcome, cited
+       decided.timestamp AS decided_timestamp, decided.outcome AS decided_outcome, cited,
+       CASE WHEN via IS NULL THEN null ELSE properties(via) END AS retrieval,
+       qt.id AS query_type_id, qt.label AS query_type_label, qt.count AS query_type_size

@@ -1,7 +1,11 @@
 // Write one answer's reasoning atomically: the decision, its agent (merged) and DECIDED
-// edge, one step per round with RETRIEVED edges to its candidates, one EVALUATED edge
-// per judged candidate per round, and CITED edges. Chunks are matched once; edges to a
-// chunk that is gone are skipped. A step id that already exists fails the whole query.
+// edge; one step per round with RETRIEVED edges to its candidates (carrying that
+// round's verdict); one EVALUATED edge per judged evidence item (its final verdict);
+// CITED edges; and the retrieval graph: a Query node for this retrieval, linked by
+// RETRIEVED_VIA (the pipeline's metadata) and OF_TYPE to its QueryType, whose centroid
+// moves toward the question (a running mean) or which is created with it.
+// Chunks are matched once; edges to a chunk that is gone are skipped. A decision or step
+// id that already exists fails the whole query, which then writes nothing.
 UNWIND $rows AS row
 OPTIONAL MATCH (chunk:Chunk)
 WHERE chunk.id IN row.chunk_ids
@@ -11,10 +15,10 @@ SET a.model = row.agent.model, a.prompt_version = row.agent.prompt_version
 CREATE (d:Decision {
   id: row.id, question: row.question, answer: row.answer, abstained: row.abstained,
   sufficiency: row.sufficiency, confidence: row.confidence, rounds: size(row.steps),
-  outcome: row.outcome, mode: row.mode, model: row.model, temporal: row.temporal,
-  tokens: row.tokens, latency_ms: row.latency_ms, store_ms: row.store_ms,
-  llm_ms: row.llm_ms, created_at: row.created_at, cues: row.cues,
-  citations: [c IN row.citations | c.chunk], query_type: null
+  outcome: row.outcome, mode: row.mode, memory: row.memory, model: row.model,
+  temporal: row.temporal, tokens: row.tokens, latency_ms: row.latency_ms,
+  store_ms: row.store_ms, llm_ms: row.llm_ms, created_at: row.created_at, cues: row.cues,
+  citations: [c IN row.citations | c.chunk], query_type: row.query_type_id
 })
 CREATE (a)-[:DECIDED {confidence: row.confidence, timestamp: row.created_at,
                       outcome: row.outcome}]->(d)
@@ -23,17 +27,39 @@ FOREACH (s IN row.steps |
     id: s.id, round: s.round, sub_query: s.sub_query, queries: s.queries,
     draft_answer: s.draft_answer, sufficiency: s.sufficiency, confidence: s.confidence,
     missing: s.missing, cue: s.cue, probes: s.probes, expanded: s.expanded,
-    extracted: s.extracted, store_ms: s.store_ms, llm_ms: s.llm_ms, tokens: s.tokens
+    extracted: s.extracted, store_ms: s.store_ms, llm_ms: s.llm_ms, tokens: s.tokens,
+    profiled: s.profiled
   })
   CREATE (d)-[:HAS_STEP]->(st)
   FOREACH (r IN s.retrieved |
     FOREACH (c IN [x IN chunks WHERE x.id = r.chunk] |
-      CREATE (st)-[:RETRIEVED {rank: r.rank, score: r.score, sources: r.sources}]->(c)))
-  FOREACH (e IN s.evaluated |
-    FOREACH (c IN [x IN chunks WHERE x.id = e.chunk] |
-      CREATE (d)-[:EVALUATED {step: s.round, verdict: e.verdict, reason: e.reason,
-                              confidence_delta: e.confidence_delta}]->(c))))
+      CREATE (st)-[:RETRIEVED {rank: r.rank, score: r.score, sources: r.sources,
+                               verdict: r.verdict, reason: r.reason,
+                               confidence_delta: r.confidence_delta}]->(c))))
+FOREACH (e IN row.evaluated |
+  FOREACH (c IN [x IN chunks WHERE x.id = e.chunk] |
+    CREATE (d)-[:EVALUATED {step: e.step, verdict: e.verdict, reason: e.reason,
+                            confidence_delta: e.confidence_delta}]->(c)))
 FOREACH (cited IN row.citations |
   FOREACH (c IN [x IN chunks WHERE x.id = cited.chunk] |
     CREATE (d)-[:CITED {rank: cited.rank}]->(c)))
+FOREACH (t IN CASE WHEN row.query_type IS NULL THEN [] ELSE [row.query_type] END |
+  MERGE (qt:QueryType {id: t.id})
+  ON CREATE SET qt.centroid = t.vector, qt.count = 1, qt.label = t.label,
+                qt.created_at = row.created_at
+  ON MATCH SET qt.centroid = [i IN range(0, size(qt.centroid) - 1) |
+                              qt.centroid[i] + (t.vector[i] - qt.centroid[i]) / (qt.count + 1)],
+               qt.count = qt.count + 1
+  CREATE (q:Query {id: row.retrieval.query_id, text: row.question,
+                   queries: row.retrieval.queries})
+  CREATE (d)-[:RETRIEVED_VIA {
+    config: row.retrieval.config, filters: row.retrieval.filters, memory: row.memory,
+    explored: row.retrieval.explored, excluded: row.retrieval.excluded,
+    candidates_pre: row.retrieval.candidates_pre,
+    candidates_post: row.retrieval.candidates_post,
+    top_relevant: row.retrieval.top_relevant, judged: row.retrieval.judged,
+    profiled: row.retrieval.profiled, latency_ms: row.retrieval.latency_ms,
+    token_cost: row.tokens, timestamp: row.created_at
+  }]->(q)
+  CREATE (q)-[:OF_TYPE]->(qt))
 RETURN d.id AS id

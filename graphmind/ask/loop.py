@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from graphmind.ask.models import (
@@ -23,6 +23,7 @@ from graphmind.ask.models import (
     Citation,
     Decision,
     Judgement,
+    Retrieval,
     Round,
     Sufficiency,
     Verdict,
@@ -32,6 +33,7 @@ from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
 from graphmind.extract.extractor import ChunkText, extract_chunks
 from graphmind.extract.writer import write_extractions
 from graphmind.memory.decisions import write_decision
+from graphmind.memory.session import MemoryOptions, MemorySession
 from graphmind.store.base import GraphStore
 
 if TYPE_CHECKING:
@@ -63,12 +65,16 @@ class AskOptions:
     evolve_graph: bool = True
     synthesize: bool = False  # always write the answer with its own LLM call
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
 
 
 @dataclass
 class _State:
     question: str
     temporal: bool
+    memory: MemorySession
+    retrieve: RetrieveOptions  # the loop's options under the planner's configuration
+    k: int
     rounds: list[Round] = field(default_factory=list)
     cues: list[str] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
@@ -78,6 +84,9 @@ class _State:
     pending_store_ms: float = 0.0  # time not yet booked on a round
     pending_llm_ms: float = 0.0
     tokens_mark: int = 0
+    vectors: dict[str, list[float]] = field(default_factory=dict)  # query -> embedding
+    fused: set[str] = field(default_factory=set)  # every fused chunk, before exclusion
+    retrieve_ms: float = 0.0
 
     def used(self) -> list[Candidate]:
         """Every candidate judged used, earliest round first, once."""
@@ -118,7 +127,7 @@ class AskLoop:
         """Answer ``question``; the decision, its steps and verdicts are written atomically."""
         started = time.perf_counter()
         tokens_before = self.llm.ledger.total().total_tokens
-        state = _State(question.strip(), temporal=bool(TEMPORAL.search(question)))
+        state = self.start(question.strip())
         state.tokens_mark = tokens_before
         if self.options.mode == "naive":
             self.naive_round(state)
@@ -144,6 +153,30 @@ class AskLoop:
         return decision
 
     # -- the steps ------------------------------------------------------------
+    def start(self, question: str) -> _State:
+        """Embed the question, assign its query type and let the planner (in full memory
+        mode) pick the retrieval configuration; the naive baseline reads no memory."""
+        opts = self.options
+        mode = "off" if opts.mode == "naive" else opts.memory.mode
+        memory = MemorySession(self.store, replace(opts.memory, mode=mode))
+        state = _State(
+            question,
+            temporal=bool(TEMPORAL.search(question)),
+            memory=memory,
+            retrieve=opts.retrieve,
+            k=opts.k,
+        )
+        with self._timed(state, "store"):
+            memory.start(question, self._embed(state, [question])[0])
+        config = memory.config
+        state.k = config.k(opts.k)
+        state.retrieve = replace(
+            opts.retrieve,
+            ppr=opts.retrieve.ppr and config.ppr,
+            layers=tuple(x for x in opts.retrieve.layers if x in config.layers),
+        )
+        return state
+
     def next_queries(self, state: _State) -> list[str]:
         """Round 1: the question. Later: the question (anchor) and the new probes."""
         if not state.rounds:
@@ -160,24 +193,33 @@ class AskLoop:
     def retrieve(self, state: _State, queries: list[str]) -> list[Candidate]:
         """Hybrid retrieval for each query, fused with the graph expansion; earlier used
         evidence stays, earlier rejected evidence is not offered again."""
+        started = time.perf_counter()
         with self._timed(state, "store"):
-            vectors = self.embedder.embed(queries)
+            vectors = self._embed(state, queries)
             lists = [
-                rank_lists(self.store, q, v, self.options.retrieve)
+                rank_lists(self.store, q, v, state.retrieve)
                 for q, v in zip(queries, vectors, strict=True)
             ]
             if state.expanded:
                 lists.append({"expand": state.expanded})
             carried = state.used()
             exclude = state.rejected() | {c.id for c in carried}
-            fused = [f for f in fuse(lists, self.options.k * 2) if f[0] not in exclude]
-            room = max(0, self.options.k - len(carried))
-            fresh = candidates(self.store, fused[:room], self.options.retrieve.max_triplets)
+            fused = [f for f in fuse(lists, state.k * 2) if f[0] not in exclude]
+            state.fused.update(f[0] for f in fused)
+            excluded = state.memory.exclude([f[0] for f in fused])
+            fused = [f for f in fused if f[0] not in excluded]
+            room = max(0, state.k - len(carried))
+            fresh = candidates(self.store, fused[:room], state.retrieve.max_triplets)
+            found = carried + fresh
+            profiles = state.memory.profiles([c.id for c in found])
+        state.retrieve_ms += (time.perf_counter() - started) * 1000
         state.queries.extend(q for q in queries if q not in state.queries)
         for c in carried:
             if "memory" not in c.sources:
                 c.sources = [*c.sources, "memory"]
-        return carried + fresh
+        for c in found:
+            c.profile = profiles.get(c.id, "")
+        return found
 
     def judge(self, state: _State, found: list[Candidate]) -> Judgement:
         """One structured LLM call: a verdict per candidate, a draft, a grade, the gap."""
@@ -312,14 +354,17 @@ class AskLoop:
 
     def naive_round(self, state: _State) -> None:
         """Baseline: vector top-k chunks and one answer call, recorded like a loop round."""
+        started = time.perf_counter()
         with self._timed(state, "store"):
-            vector = self.embedder.embed([state.question])[0]
+            vector = self._embed(state, [state.question])[0]
             hits = self.store.vector_search("Chunk", vector, self.options.k)
             found = candidates(
                 self.store,
                 [(h.id, h.similarity, ["vector:chunk"]) for h in hits],
                 self.options.retrieve.max_triplets,
             )
+        state.fused.update(h.id for h in hits)
+        state.retrieve_ms += (time.perf_counter() - started) * 1000
         state.queries.append(state.question)
         messages = answer_messages(
             state.question,
@@ -372,7 +417,36 @@ class AskLoop:
             llm_ms=state.llm_ms,
             model=self.llm.model_id,
             created_at=int(time.time() * 1000),
+            retrieval=self.retrieval(state),
         )
+
+    def retrieval(self, state: _State) -> Retrieval:
+        """What retrieval and the memory did, for the RETRIEVED_VIA edge."""
+        memory = state.memory
+        judged = [c for r in state.rounds for c in r.candidates]
+        qt = memory.query_type
+        return Retrieval(
+            memory=memory.mode,
+            query_type="" if qt is None else qt.id,
+            query_type_new=qt is not None and qt.new,
+            query_vector=state.vectors.get(state.question, []),
+            config=memory.config.name,
+            explored=memory.plan.explored,
+            filters=memory.config.filters(self.options.k),
+            excluded=list(memory.excluded),
+            candidates_pre=len(state.fused),
+            candidates_post=len({c.id for c in judged}),
+            judged=len(judged),
+            profiled=sum(1 for c in judged if c.profile),
+            latency_ms=state.retrieve_ms,
+        )
+
+    def _embed(self, state: _State, texts: list[str]) -> list[list[float]]:
+        """Embeddings of ``texts``, each computed once per question."""
+        todo = [t for t in dict.fromkeys(texts) if t not in state.vectors]
+        if todo:
+            state.vectors.update(zip(todo, self.embedder.embed(todo), strict=True))
+        return [state.vectors[t] for t in texts]
 
     @contextmanager
     def _timed(self, state: _State, kind: Literal["store", "llm"]) -> Iterator[None]:

@@ -35,6 +35,7 @@ class Candidate:
     triplets: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
     event_times: list[str] = field(default_factory=list)
+    profile: str = ""  # its rendered evidence profile, when earlier correct decisions judged it
 
 
 class Verdict(BaseModel):
@@ -136,6 +137,30 @@ class Round:
 
 
 @dataclass
+class Retrieval:
+    """How the decision's evidence was retrieved and what memory did (RETRIEVED_VIA)."""
+
+    memory: str = "off"  # off | profiles | full
+    query_type: str = ""  # the QueryType id the question was assigned to
+    query_type_new: bool = False  # the question opened a new type
+    query_vector: list[float] = field(default_factory=list, repr=False)
+    config: str = "default"  # the retrieval configuration used
+    explored: bool = False  # the planner tried a configuration to learn about it
+    filters: str = ""  # the configuration spelled out, e.g. "k=20; ppr=on; layers=…"
+    excluded: list[str] = field(default_factory=list)  # chunks the planner left out
+    candidates_pre: int = 0  # distinct fused chunks before exclusion and the cut to k
+    candidates_post: int = 0  # distinct chunks shown to the judge
+    judged: int = 0  # candidates judged over all rounds
+    profiled: int = 0  # of those, the ones shown with an evidence profile
+    latency_ms: float = 0.0  # time spent retrieving (store and embedding)
+
+    @property
+    def coverage(self) -> float:
+        """Share of judged candidates that carried an evidence profile."""
+        return self.profiled / self.judged if self.judged else 0.0
+
+
+@dataclass
 class Citation:
     """A chunk the answer rests on."""
 
@@ -166,3 +191,4 @@ class Decision:
     model: str
     created_at: int
     outcome: str = "pending"
+    retrieval: Retrieval = field(default_factory=Retrieval)

@@ -30,8 +30,22 @@ def prompt_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def passages(candidates: Sequence[Candidate], budget_tokens: int, *, facts: bool = True) -> str:
-    """Numbered passages, each cut to a fair share of the token budget."""
+PROFILES_NOTE = (
+    "Some candidates carry an [EVIDENCE PROFILE]: how answers that were later confirmed "
+    "correct judged that passage before. Treat it as a prior, and still judge each passage "
+    "against this question."
+)
+
+
+def passages(
+    candidates: Sequence[Candidate],
+    budget_tokens: int,
+    *,
+    facts: bool = True,
+    profiles: bool = False,
+) -> str:
+    """Numbered passages, each cut to a fair share of the token budget; with ``profiles``,
+    each followed by its evidence profile when it has one (profiles have their own budget)."""
     if not candidates:
         return "(no passages)"
     share = max(MIN_PASSAGE_CHARS, budget_tokens * CHARS_PER_TOKEN // len(candidates))
@@ -44,6 +58,8 @@ def passages(candidates: Sequence[Candidate], budget_tokens: int, *, facts: bool
         if facts and (c.event_times or c.triplets):
             shown = c.event_times or c.triplets
             block += "\n    facts: " + "; ".join(shown[:4])
+        if profiles and c.profile:
+            block += "\n    " + c.profile
         blocks.append(block)
     return "\n".join(blocks)
 
@@ -65,7 +81,9 @@ def judge_messages(
         parts.append("What earlier rounds learned:\n" + "\n".join(f"- {c}" for c in cues))
     if earlier_queries:
         parts.append("Earlier queries: " + "; ".join(earlier_queries))
-    parts.append("Candidates:\n" + passages(candidates, budget_tokens))
+    if any(c.profile for c in candidates):
+        parts.append(PROFILES_NOTE)
+    parts.append("Candidates:\n" + passages(candidates, budget_tokens, profiles=True))
     return [
         {"role": "system", "content": prompt("judge")},
         {"role": "user", "content": "\n\n".join(parts)},

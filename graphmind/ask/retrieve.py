@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from graphmind.ask.models import Candidate
 from graphmind.communities.centrality import personalized_pagerank_ranking
+from graphmind.memory.planner import ALL_LAYERS
 from graphmind.store.base import GraphStore
 
 RRF_K = 60
@@ -23,15 +24,15 @@ SEED_SIMILARITY = 0.8
 
 @dataclass
 class RetrieveOptions:
-    """How wide each retriever looks."""
+    """How wide each retriever looks, and which retrievers run."""
 
-    k: int = 20
     per_list: int = 20
     summaries: int = 5
     per_summary: int = 3
     seeds: int = 5
     ppr: bool = True
     max_triplets: int = 6
+    layers: tuple[str, ...] = ALL_LAYERS  # retrievers that run (PPR has its own switch)
 
 
 Ranking = list[str]
@@ -42,25 +43,36 @@ def rank_lists(
 ) -> dict[str, Ranking]:
     """Every retriever's ranked chunk ids for one query."""
     lists: dict[str, Ranking] = {}
-    lists["vector:chunk"] = [h.id for h in store.vector_search("Chunk", vector, options.per_list)]
-    lists["text:chunk"] = [h.id for h in store.fulltext_search("Chunk", query, options.per_list)]
-    triplets = [h.id for h in store.vector_search("Triplet", vector, options.per_list)]
-    lists["vector:triplet"] = _ordered(
-        store.run("ask/chunks_for_triplets", {"ids": triplets}), "triplet", "chunk", triplets
-    )
-    communities = [h.id for h in store.vector_search("Community", vector, options.summaries)]
-    lists["vector:community"] = _ordered(
-        store.run(
-            "ask/chunks_for_communities", {"ids": communities, "per_community": options.per_summary}
-        ),
-        "community",
-        "chunk",
-        communities,
-    )
-    episodes = [h.id for h in store.vector_search("Episode", vector, options.summaries)]
-    lists["vector:episode"] = _ordered(
-        store.run("ask/chunks_for_episodes", {"ids": episodes}), "episode", "chunk", episodes
-    )
+    on = set(options.layers)
+    if "chunk" in on:
+        lists["vector:chunk"] = [
+            h.id for h in store.vector_search("Chunk", vector, options.per_list)
+        ]
+    if "text" in on:
+        lists["text:chunk"] = [
+            h.id for h in store.fulltext_search("Chunk", query, options.per_list)
+        ]
+    if "triplet" in on:
+        triplets = [h.id for h in store.vector_search("Triplet", vector, options.per_list)]
+        lists["vector:triplet"] = _ordered(
+            store.run("ask/chunks_for_triplets", {"ids": triplets}), "triplet", "chunk", triplets
+        )
+    if "community" in on:
+        communities = [h.id for h in store.vector_search("Community", vector, options.summaries)]
+        lists["vector:community"] = _ordered(
+            store.run(
+                "ask/chunks_for_communities",
+                {"ids": communities, "per_community": options.per_summary},
+            ),
+            "community",
+            "chunk",
+            communities,
+        )
+    if "episode" in on:
+        episodes = [h.id for h in store.vector_search("Episode", vector, options.summaries)]
+        lists["vector:episode"] = _ordered(
+            store.run("ask/chunks_for_episodes", {"ids": episodes}), "episode", "chunk", episodes
+        )
     if options.ppr:
         seeds = entity_seeds(store, query, vector, options.seeds)
         if seeds:

@@ -77,6 +77,27 @@ class TraceCitation:
 
 
 @dataclass
+class TraceRetrieval:
+    """The decision's RETRIEVED_VIA edge and query type: what the memory did."""
+
+    memory: str
+    config: str
+    filters: str
+    explored: bool
+    excluded: list[str]
+    candidates_pre: int
+    candidates_post: int
+    top_relevant: list[str]
+    judged: int
+    profiled: int
+    latency_ms: float
+    token_cost: int
+    query_type: str
+    query_type_label: str
+    query_type_size: int
+
+
+@dataclass
 class DecisionTrace:
     """A decision read back from the graph: its properties, agent, steps and citations."""
 
@@ -101,6 +122,8 @@ class DecisionTrace:
     agent: TraceAgent | None
     steps: list[TraceStep]
     citations: list[TraceCitation]
+    retrieval: TraceRetrieval | None = None
+    memory: str = "off"
 
 
 def agent_id(model: str, prompt_version: str) -> str:
@@ -132,6 +155,8 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
     citations = [{"chunk": c.chunk_id, "rank": i} for i, c in enumerate(decision.citations, 1)]
     chunk_ids = {r["chunk"] for s in steps for r in s["retrieved"]}
     chunk_ids.update(c["chunk"] for c in citations)
+    evaluated = final_verdicts(decision.rounds)
+    rv = decision.retrieval
     return {
         "id": decision.id,
         "question": decision.question,
@@ -141,6 +166,7 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
         "confidence": float(decision.confidence),
         "outcome": decision.outcome,
         "mode": decision.mode,
+        "memory": rv.memory,
         "model": decision.model,
         "temporal": bool(decision.temporal),
         "tokens": int(decision.tokens),
@@ -155,39 +181,77 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
             "prompt_version": prompt_version,
         },
         "steps": steps,
+        "evaluated": evaluated,
         "citations": citations,
         "chunk_ids": sorted(chunk_ids),
+        "query_type_id": rv.query_type or None,
+        "query_type": None
+        if not rv.query_type
+        else {
+            "id": rv.query_type,
+            "label": " ".join(decision.question.split())[:80],
+            "vector": [float(x) for x in rv.query_vector],
+        },
+        "retrieval": {
+            "query_id": digest("query", decision.id),
+            "queries": list(dict.fromkeys(q for r in decision.rounds for q in r.queries)),
+            "config": rv.config,
+            "filters": rv.filters,
+            "explored": bool(rv.explored),
+            "excluded": [str(x) for x in rv.excluded],
+            "candidates_pre": int(rv.candidates_pre),
+            "candidates_post": int(rv.candidates_post),
+            "top_relevant": [e["chunk"] for e in evaluated if e["verdict"] == "used"][:5],
+            "judged": int(rv.judged),
+            "profiled": int(rv.profiled),
+            "latency_ms": float(rv.latency_ms),
+        },
     }
 
 
+def final_verdicts(rounds: list[Round]) -> list[dict[str, Any]]:
+    """One verdict per judged chunk: its latest "used", else its latest "rejected"."""
+    final: dict[str, dict[str, Any]] = {}
+    for rnd in rounds:
+        for verdict in rnd.judgement.verdicts:
+            if not 1 <= verdict.ref <= len(rnd.candidates):
+                continue
+            chunk = rnd.candidates[verdict.ref - 1].id
+            kept = final.get(chunk)
+            if verdict.verdict == "rejected" and kept is not None and kept["verdict"] == "used":
+                continue
+            final[chunk] = {
+                "chunk": chunk,
+                "step": int(rnd.number),
+                "verdict": verdict.verdict,
+                "reason": verdict.reason,
+                "confidence_delta": float(verdict.confidence_delta),
+            }
+    return list(final.values())
+
+
 def _step_row(decision_id: str, rnd: Round) -> dict[str, Any]:
-    """One round as a step row: its candidates (first occurrence of each chunk) and verdicts."""
+    """One round as a step row: its candidates (first occurrence of each chunk), each
+    with the verdict it got in this round (None when the judge skipped it)."""
     j = rnd.judgement
     retrieved: list[dict[str, Any]] = []
-    evaluated: list[dict[str, Any]] = []
     seen: set[str] = set()
     for rank, cand in enumerate(rnd.candidates, 1):
         if cand.id in seen:
             continue
         seen.add(cand.id)
+        verdict = rnd.verdict_of(cand.id)
         retrieved.append(
             {
                 "chunk": cand.id,
                 "rank": rank,
                 "score": float(cand.score),
                 "sources": [str(s) for s in cand.sources],
+                "verdict": None if verdict is None else verdict.verdict,
+                "reason": None if verdict is None else verdict.reason,
+                "confidence_delta": None if verdict is None else float(verdict.confidence_delta),
             }
         )
-        verdict = rnd.verdict_of(cand.id)
-        if verdict is not None:
-            evaluated.append(
-                {
-                    "chunk": cand.id,
-                    "verdict": verdict.verdict,
-                    "reason": verdict.reason,
-                    "confidence_delta": float(verdict.confidence_delta),
-                }
-            )
     return {
         "id": step_id(decision_id, rnd.number),
         "round": int(rnd.number),
@@ -204,8 +268,8 @@ def _step_row(decision_id: str, rnd: Round) -> dict[str, Any]:
         "store_ms": float(rnd.store_ms),
         "llm_ms": float(rnd.llm_ms),
         "tokens": int(rnd.tokens),
+        "profiled": [c.id for c in rnd.candidates if c.profile],
         "retrieved": retrieved,
-        "evaluated": evaluated,
     }
 
 
@@ -238,6 +302,8 @@ def read_decision(store: GraphStore, decision_id: str) -> DecisionTrace | None:
         agent=_agent(head),
         steps=_steps(store.run("memory/read_steps", {"id": decision_id})),
         citations=_citations(d.get("citations") or [], head["cited"] or []),
+        retrieval=_retrieval(head),
+        memory=str(d.get("memory") or "off"),
     )
 
 
@@ -256,6 +322,29 @@ def _agent(head: Row) -> TraceAgent | None:
         confidence=_float(head.get("decided_confidence")),
         timestamp=int(head.get("decided_timestamp") or 0),
         outcome=str(head.get("decided_outcome") or ""),
+    )
+
+
+def _retrieval(head: Row) -> TraceRetrieval | None:
+    via: dict[str, Any] | None = head.get("retrieval")
+    if via is None:
+        return None
+    return TraceRetrieval(
+        memory=str(via.get("memory") or "off"),
+        config=str(via.get("config") or ""),
+        filters=str(via.get("filters") or ""),
+        explored=bool(via.get("explored")),
+        excluded=[str(x) for x in via.get("excluded") or []],
+        candidates_pre=int(via.get("candidates_pre") or 0),
+        candidates_post=int(via.get("candidates_post") or 0),
+        top_relevant=[str(x) for x in via.get("top_relevant") or []],
+        judged=int(via.get("judged") or 0),
+        profiled=int(via.get("profiled") or 0),
+        latency_ms=_float(via.get("latency_ms")),
+        token_cost=int(via.get("token_cost") or 0),
+        query_type=str(head.get("query_type_id") or ""),
+        query_type_label=str(head.get("query_type_label") or ""),
+        query_type_size=int(head.get("query_type_size") or 0),
     )
 
 

@@ -79,8 +79,21 @@ def _header(trace: DecisionTrace) -> RenderableType:
     grid.add_row("agent", Text(who))
     if trace.created_at:
         grid.add_row("created", Text(_when(trace.created_at)))
-    if trace.query_type:
-        grid.add_row("query type", Text(trace.query_type))
+    rv = trace.retrieval
+    if rv is not None:
+        grid.add_row(
+            "query type",
+            Text(f"{rv.query_type_label} ({rv.query_type[:12]}, {rv.query_type_size} question(s))"),
+        )
+        explored = ", explored" if rv.explored else ""
+        grid.add_row(
+            "memory",
+            Text(
+                f"{rv.memory}; {rv.filters}{explored}\n"
+                f"funnel: {rv.candidates_pre} fused → {len(rv.excluded)} excluded by the planner "
+                f"→ {rv.candidates_post} judged; {rv.profiled}/{rv.judged} shown with a profile"
+            ),
+        )
     if trace.cues:
         grid.add_row("cues", Text("\n".join(f"• {c}" for c in trace.cues)))
     return Panel(grid, title="Decision", title_align="left", border_style="cyan")

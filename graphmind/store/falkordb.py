@@ -31,7 +31,13 @@ from graphmind.errors import QueryFailedError, QueryParameterError, StoreError
 from graphmind.store.base import GraphStore, IndexInfo, QueryResult
 from graphmind.store.lock import StoreLock
 from graphmind.store.registry import QueryRegistry
-from graphmind.store.schema import FULLTEXT_INDEXES, GRAPH_NAME, NODE_LABELS, VECTOR_LABELS
+from graphmind.store.schema import (
+    FULLTEXT_INDEXES,
+    GRAPH_NAME,
+    NODE_LABELS,
+    PROPERTY_INDEXES,
+    VECTOR_LABELS,
+)
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +106,14 @@ class FalkorDBLiteStore(GraphStore):
                     "1",
                     "id",
                 )
-        if ("Document", ("source",), "RANGE") not in existing:
-            self.run("schema/create_source_index", write=True)
+        for prop in PROPERTY_INDEXES:
+            if (prop.label, (prop.property,), "RANGE") not in existing:
+                self.run(
+                    "schema/create_property_index",
+                    write=True,
+                    label=prop.label,
+                    property=prop.property,
+                )
         for label in VECTOR_LABELS:
             if (label, ("embedding",), "VECTOR") not in existing:
                 self.run(

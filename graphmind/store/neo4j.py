@@ -24,6 +24,7 @@ from graphmind.store.schema import (
     FULLTEXT_INDEXES,
     INDEX_NAMES,
     NODE_LABELS,
+    PROPERTY_INDEXES,
     VECTOR_LABELS,
     constraint_name,
     vector_index_name,
@@ -92,7 +93,14 @@ class Neo4jStore(GraphStore):
                 index=vector_index_name(label),
                 vector_label=label,
             )
-        self.run("schema/create_source_index", write=True)
+        for prop in PROPERTY_INDEXES:
+            self.run(
+                "schema/create_property_index",
+                write=True,
+                index=prop.name,
+                label=prop.label,
+                property=prop.property,
+            )
         for index in FULLTEXT_INDEXES:
             self.run(
                 "schema/create_fulltext_index",

@@ -91,11 +91,25 @@ def fulltext_index(label: str) -> FulltextIndex:
     raise ValueError(f"label {label!r} has no full-text index")
 
 
-SOURCE_INDEX = "document_source"
+@dataclass(frozen=True)
+class PropertyIndex:
+    """An exact-match index over one property of one label (besides ``id``)."""
+
+    name: str
+    label: str
+    property: str
+
+
+PROPERTY_INDEXES: tuple[PropertyIndex, ...] = (
+    # a re-build looks documents up by source to replace a changed one
+    PropertyIndex("document_source", "Document", "source"),
+    # the planner reads the decisions of one query type
+    PropertyIndex("decision_query_type", "Decision", "query_type"),
+)
 
 INDEX_NAMES: tuple[str, ...] = (
     *(constraint_name(label) for label in NODE_LABELS),
-    SOURCE_INDEX,
+    *(index.name for index in PROPERTY_INDEXES),
     *(vector_index_name(label) for label in VECTOR_LABELS),
     *(index.name for index in FULLTEXT_INDEXES),
 )
@@ -107,6 +121,7 @@ PLACEHOLDER_DOMAINS: dict[str, tuple[str, ...]] = {
     "vector_label": VECTOR_LABELS,
     "text_label": tuple(index.label for index in FULLTEXT_INDEXES),
     "text_property": tuple(dict.fromkeys(index.property for index in FULLTEXT_INDEXES)),
+    "property": tuple(dict.fromkeys(index.property for index in PROPERTY_INDEXES)),
     "rel": REL_TYPES,
     "index": INDEX_NAMES,
 }

@@ -1,0 +1,9 @@
+// Keep the $keep most recent EVALUATED edges of each given evidence item; delete the rest.
+UNWIND $ids AS id
+MATCH (c:Chunk {id: id})<-[v:EVALUATED]-(d:Decision)
+WITH id, v
+ORDER BY d.created_at DESC
+WITH id, collect(v) AS edges
+UNWIND edges[$keep..] AS old
+DELETE old
+RETURN count(*) AS deleted

@@ -1,0 +1,133 @@
+"""The retrieval planner (ROZA's retrieval graph): per query type, leave out evidence
+that correct decisions keep rejecting, and pick the retrieval configuration with the
+best success rate.
+
+Configurations are a small named set; the planner picks the best one with enough
+feedback behind it, tries a less-tried one now and then (epsilon-greedy, seeded by the
+question so a run is repeatable) so the others get support, and otherwise keeps the
+default. What it chose and what it excluded is recorded on the decision's
+``RETRIEVED_VIA`` edge.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graphmind.store.base import GraphStore
+
+ALL_LAYERS = ("chunk", "text", "triplet", "community", "episode")
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """One way to retrieve: how many candidates (a share of k), which retrievers, PPR."""
+
+    name: str
+    k_share: float = 1.0
+    ppr: bool = True
+    layers: tuple[str, ...] = ALL_LAYERS
+
+    def filters(self, k: int) -> str:
+        """The configuration spelled out for the RETRIEVED_VIA edge."""
+        return (
+            f"config={self.name}; k={self.k(k)}; ppr={'on' if self.ppr else 'off'}; "
+            f"layers={','.join(self.layers)}"
+        )
+
+    def k(self, k: int) -> int:
+        """Candidates to judge under this configuration when the loop's k is ``k``."""
+        return max(1, round(k * self.k_share))
+
+
+CONFIGS: tuple[RetrievalConfig, ...] = (
+    RetrievalConfig("default"),
+    RetrievalConfig("narrow", k_share=0.5),
+    RetrievalConfig("no-ppr", ppr=False),
+    RetrievalConfig("chunks-only", ppr=False, layers=("chunk", "text")),
+)
+DEFAULT_CONFIG = CONFIGS[0]
+
+
+@dataclass
+class PlannerOptions:
+    """ROZA's defaults: exclude above 0.7 rejection with at least 3 evaluations."""
+
+    reject_threshold: float = 0.7
+    min_support: int = 3
+    explore: float = 0.1  # chance of trying the least-tried configuration
+
+
+@dataclass
+class ConfigStats:
+    """A configuration's record on one query type."""
+
+    config: str
+    support: int
+    correct: int
+
+    @property
+    def success(self) -> float:
+        return self.correct / self.support if self.support else 0.0
+
+
+@dataclass
+class Plan:
+    """The planner's choice for one question."""
+
+    config: RetrievalConfig
+    explored: bool
+    stats: list[ConfigStats]
+
+
+def plan_retrieval(
+    store: GraphStore, query_type: str, question: str, options: PlannerOptions
+) -> Plan:
+    """The configuration to retrieve with for a question of ``query_type``."""
+    rows = store.run("memory/planner_configs", {"query_type": query_type})
+    by_name = {
+        str(r["config"]): ConfigStats(str(r["config"]), int(r["support"]), int(r["correct"]))
+        for r in rows
+    }
+    stats = [by_name.get(c.name, ConfigStats(c.name, 0, 0)) for c in CONFIGS]
+    rng = random.Random(f"{query_type}\x1f{question}")
+    if by_name and rng.random() < options.explore:
+        least = min(stats, key=lambda s: s.support)  # first in CONFIGS order on ties
+        return Plan(_config(least.config), True, stats)
+    supported = [s for s in stats if s.support >= options.min_support]
+    if supported:
+        best = max(supported, key=lambda s: s.success)  # the default wins ties
+        return Plan(_config(best.config), False, stats)
+    return Plan(DEFAULT_CONFIG, False, stats)
+
+
+@dataclass
+class Exclusion:
+    """A chunk the planner leaves out, and the record behind it."""
+
+    id: str
+    support: int
+    rejected: int
+
+
+def excluded_evidence(
+    store: GraphStore, ids: Sequence[str], query_type: str, options: PlannerOptions
+) -> list[Exclusion]:
+    """Of ``ids``, the chunks that correct decisions of this type keep rejecting."""
+    if not ids:
+        return []
+    rows = store.run(
+        "memory/planner_exclusions",
+        {
+            "ids": list(dict.fromkeys(ids)),
+            "query_type": query_type,
+            "threshold": float(options.reject_threshold),
+            "min_support": int(options.min_support),
+        },
+    )
+    return [Exclusion(str(r["id"]), int(r["support"]), int(r["rejected"])) for r in rows]
+
+
+def _config(name: str) -> RetrievalConfig:
+    return next((c for c in CONFIGS if c.name == name), DEFAULT_CONFIG)

@@ -1,0 +1,47 @@
+"""Storage growth: keep only the N most recent evaluations of each evidence item.
+
+Every answer adds one ``EVALUATED`` edge per judged candidate, so a busy graph grows
+without bound. Profiles only sample the ``recent`` (20) newest correct evaluations once
+an item has more than ``tmax`` (50), so keeping at least ``tmax`` per item leaves every
+sampled profile's verdict distribution and reasons nearly unchanged; what is lost is the
+long-run count ("evaluated n times") and the reliability over the whole history, which
+then covers the kept window only. ``scripts/bench_profiles.py`` measures the drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphmind.errors import ConfigError
+from graphmind.store.base import GraphStore, iter_batches
+
+DEFAULT_KEEP = 50
+BATCH = 200
+
+
+@dataclass
+class PruneReport:
+    """What pruning found and removed."""
+
+    keep: int
+    items: int  # evidence items over the limit
+    deleted: int  # EVALUATED edges removed (or that would be, on a dry run)
+    dry_run: bool
+
+
+def prune_evaluations(
+    store: GraphStore, keep: int = DEFAULT_KEEP, *, dry_run: bool = False
+) -> PruneReport:
+    """Delete all but the ``keep`` most recent EVALUATED edges of every evidence item,
+    a batch of items per query (each batch atomic)."""
+    if keep < 1:
+        raise ConfigError("keep at least one evaluation per evidence item")
+    over = store.run("memory/prune_candidates", {"keep": keep})
+    excess = sum(int(r["n"]) - keep for r in over)
+    if dry_run or not over:
+        return PruneReport(keep, len(over), excess, dry_run)
+    deleted = 0
+    for batch in iter_batches([str(r["id"]) for r in over], BATCH):
+        rows = store.run("memory/prune_evaluations", {"ids": batch, "keep": keep}, write=True)
+        deleted += int(rows[0]["deleted"]) if rows else 0
+    return PruneReport(keep, len(over), deleted, False)
