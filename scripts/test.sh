@@ -5,7 +5,7 @@
 # pytest (e.g. `scripts/test.sh -m "not slow"`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev,local
+scripts/setup.sh dev,local,eval
 .venv/bin/python scripts/fetch_model.py                              # extraction tests
 .venv/bin/python scripts/fetch_model.py --model qwen2.5-coder-1.5b   # the ask loop's test
 npm ci --prefix scripts --no-audit --no-fund --loglevel=error

@@ -1,0 +1,1 @@
+"""Evaluation: benchmark adapters, per-question records, metrics and reports."""

@@ -1,0 +1,413 @@
+"""Evaluation reports: ``report.md``, ``results.json`` and charts in a run directory, and the
+comparison of two runs."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphmind.errors import ConfigError
+from graphmind.eval.metrics import (
+    COVERAGE_BINS,
+    ConfigSummary,
+    ConsistencyResult,
+    DoseCell,
+    LearningCurve,
+    McNemar,
+    by_config,
+    dose_response,
+    learning_curve,
+    mcnemar_exact,
+    summarize,
+)
+from graphmind.eval.records import RESULTS_FILE, QuestionResult, load_results
+from graphmind.scoring import CORRECT_F1
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+BASELINE = "naive"
+REPORT_K = 5
+LEARNING_BLOCKS = 10
+_META_FIRST = ("command", "dataset", "model", "limit", "seed", "date")
+
+
+def write_report(
+    run_dir: Path,
+    results: Sequence[QuestionResult],
+    *,
+    meta: dict[str, Any],
+    consistency: list[ConsistencyResult] | None = None,
+) -> Path:
+    """Write ``report.md``, ``results.json`` and the three charts; return the report's path."""
+    if not results:
+        raise ConfigError(f"no evaluation results to report in {run_dir}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    meta = {"date": datetime.now(UTC).isoformat(timespec="seconds"), **meta}
+    summaries = [summarize(group) for group in by_config(results).values()]
+    doses = dose_response(results, BASELINE)
+    curves = learning_curve(results)
+    tests = _versus_baseline(results)
+
+    lines = ["# GraphMind evaluation report", "", *_meta_table(meta)]
+    for dataset in dict.fromkeys(s.dataset for s in summaries):
+        lines += _dataset_section(
+            dataset,
+            [s for s in summaries if s.dataset == dataset],
+            [t for t in tests if t[0] == dataset],
+            [d for d in doses if d.dataset == dataset],
+            [c for c in curves if c.dataset == dataset],
+        )
+    if consistency:
+        lines += _consistency_section(consistency)
+    report = run_dir / "report.md"
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    payload = {
+        "meta": meta,
+        "summaries": [asdict(s) for s in summaries],
+        "mcnemar_vs_baseline": [
+            {"dataset": d, "config": c, "paired": n, **asdict(m)} for d, c, n, m in tests
+        ],
+        "dose_response": [asdict(d) for d in doses],
+        "learning_curve": [asdict(c) for c in curves],
+        "consistency": [asdict(c) for c in consistency] if consistency is not None else None,
+        "records": [r.to_json() for r in results],
+    }
+    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str)
+    (run_dir / "results.json").write_text(text + "\n", encoding="utf-8")
+
+    datasets = list(dict.fromkeys(s.dataset for s in summaries))
+    _plot_dose_response(run_dir / "dose_response.png", datasets, doses)
+    _plot_learning_curves(run_dir / "learning_curve.png", datasets, curves)
+    _plot_cost_latency(run_dir / "cost_latency.png", datasets, summaries)
+    return report
+
+
+def compare_runs(run_a: Path, run_b: Path) -> str:
+    """A Markdown table of metric changes (B - A) per configuration present in both runs.
+
+    Both sides are scored on the questions both runs answered, and McNemar compares the
+    same configuration across the two runs on those questions.
+    """
+    a_groups = by_config(_run_results(run_a))
+    b_groups = by_config(_run_results(run_b))
+    lines = [
+        "# Run comparison (B - A)",
+        "",
+        f"A: `{run_a}`  ",
+        f"B: `{run_b}`",
+        "",
+        f"| dataset | config | shared q | ΔEM | ΔF1 | ΔAcc@{CORRECT_F1} | ΔR@{REPORT_K} final "
+        "| Δtokens/q | Δlatency s/q | McNemar b (A✓ B✗) | c (A✗ B✓) | p |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    only: list[str] = []
+    for key in dict.fromkeys([*a_groups, *b_groups]):
+        if key not in a_groups or key not in b_groups:
+            only.append(f"{key[0]}/{key[1]} ({'A' if key in a_groups else 'B'} only)")
+            continue
+        a_by_id = {r.question_id: r for r in a_groups[key]}
+        b_by_id = {r.question_id: r for r in b_groups[key]}
+        shared = [qid for qid in a_by_id if qid in b_by_id]
+        if not shared:
+            only.append(f"{key[0]}/{key[1]} (no question in common)")
+            continue
+        sa = summarize([a_by_id[q] for q in shared])
+        sb = summarize([b_by_id[q] for q in shared])
+        test = mcnemar_exact(
+            [a_by_id[q].correct for q in shared], [b_by_id[q].correct for q in shared]
+        )
+        lines.append(
+            _row(
+                key[0],
+                key[1],
+                str(len(shared)),
+                _signed(sb.em - sa.em),
+                _signed(sb.f1 - sa.f1),
+                _signed(sb.accuracy - sa.accuracy),
+                _delta_or_na(sb.recall_final.get(REPORT_K), sa.recall_final.get(REPORT_K)),
+                f"{sb.tokens_mean - sa.tokens_mean:+.0f}",
+                f"{(sb.latency.mean_ms - sa.latency.mean_ms) / 1000:+.2f}",
+                str(test.b),
+                str(test.c),
+                _p(test.p),
+            )
+        )
+    if only:
+        lines += ["", "Not compared: " + "; ".join(only) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _run_results(run_dir: Path) -> list[QuestionResult]:
+    if not run_dir.is_dir():
+        raise ConfigError(f"run directory {run_dir} does not exist")
+    if not (run_dir / RESULTS_FILE).is_file():
+        raise ConfigError(f"{run_dir} is not an evaluation run: it has no {RESULTS_FILE}")
+    results = load_results(run_dir)
+    if not results:
+        raise ConfigError(f"evaluation run {run_dir} has no results yet")
+    return results
+
+
+def _versus_baseline(results: Sequence[QuestionResult]) -> list[tuple[str, str, int, McNemar]]:
+    """(dataset, config, paired questions, McNemar) of every configuration against naive."""
+    groups = by_config(results)
+    tests: list[tuple[str, str, int, McNemar]] = []
+    for (dataset, config), group in groups.items():
+        base = {r.question_id: r.correct for r in groups.get((dataset, BASELINE), [])}
+        if config == BASELINE or not base:
+            continue
+        paired = [(base[r.question_id], r.correct) for r in group if r.question_id in base]
+        test = mcnemar_exact([x for x, _ in paired], [y for _, y in paired])
+        tests.append((dataset, config, len(paired), test))
+    return tests
+
+
+def _meta_table(meta: dict[str, Any]) -> list[str]:
+    keys = [k for k in _META_FIRST if k in meta] + [k for k in meta if k not in _META_FIRST]
+    rows = [_row(k, f"`{meta[k]}`" if k == "command" else str(meta[k])) for k in keys]
+    return ["| run | |", "|---|---|", *rows, ""]
+
+
+def _dataset_section(
+    dataset: str,
+    summaries: list[ConfigSummary],
+    tests: list[tuple[str, str, int, McNemar]],
+    doses: list[DoseCell],
+    curves: list[LearningCurve],
+) -> list[str]:
+    lines = [
+        f"## {dataset}",
+        "",
+        f"| config | n | EM | F1 | Acc@{CORRECT_F1} | R@{REPORT_K} r1 | R@{REPORT_K} final "
+        "| abstain | LLM calls/q | tokens/q | latency s/q (LLM / store) |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for s in summaries:
+        lines.append(
+            _row(
+                s.config,
+                str(s.n),
+                _f3(s.em),
+                _f3(s.f1),
+                _f3(s.accuracy),
+                _f3(s.recall_first.get(REPORT_K)),
+                _f3(s.recall_final.get(REPORT_K)),
+                _f3(s.abstention_rate),
+                f"{s.llm_calls_mean:.1f}",
+                f"{s.tokens_mean:.0f}",
+                f"{s.latency.mean_ms / 1000:.2f} ({s.llm.mean_ms / 1000:.2f} / "
+                f"{s.store.mean_ms / 1000:.2f})",
+            )
+        )
+    failed = [f"{s.config}: {s.errors}" for s in summaries if s.errors]
+    if failed:
+        lines += ["", "Questions that failed with an error (scored wrong): " + ", ".join(failed)]
+    lines += [
+        "",
+        "Latency percentiles (s): total p50 / p95, LLM p50 / p95, store p50 / p95",
+        "",
+        "| config | total | LLM | store |",
+        "|---|--:|--:|--:|",
+    ]
+    for s in summaries:
+        lines.append(
+            _row(
+                s.config,
+                *(
+                    f"{t.p50_ms / 1000:.2f} / {t.p95_ms / 1000:.2f}"
+                    for t in (s.latency, s.llm, s.store)
+                ),
+            )
+        )
+    lines += ["", f"### McNemar vs {BASELINE} (exact, paired on the same questions)", ""]
+    if tests:
+        lines += [
+            f"| config | paired | b ({BASELINE}✓ config✗) | c ({BASELINE}✗ config✓) | p |",
+            "|---|--:|--:|--:|--:|",
+        ]
+        lines += [_row(c, str(n), str(m.b), str(m.c), _p(m.p)) for _, c, n, m in tests]
+    else:
+        lines.append(f"No {BASELINE} baseline with other configurations in this run.")
+    lines += _dose_table(doses)
+    lines += _learning_table(curves)
+    return [*lines, ""]
+
+
+def _dose_table(doses: list[DoseCell]) -> list[str]:
+    lines = [
+        "",
+        f"### Accuracy Δ vs {BASELINE} by evidence-profile coverage (same questions)",
+        "",
+    ]
+    if not doses:
+        return [*lines, f"No {BASELINE} baseline to compare with."]
+    lines += [
+        "| config | " + " | ".join(COVERAGE_BINS) + " |",
+        "|---|" + "--:|" * len(COVERAGE_BINS),
+    ]
+    for config in dict.fromkeys(d.config for d in doses):
+        cells = [d for d in doses if d.config == config]
+        lines.append(
+            _row(
+                config,
+                *(
+                    f"{_signed(d.delta)} (n={d.n})" if d.delta is not None else "n/a (n=0)"
+                    for d in cells
+                ),
+            )
+        )
+    return lines
+
+
+def _learning_table(curves: list[LearningCurve]) -> list[str]:
+    """Accuracy per block of consecutive questions, and the running accuracy at its end."""
+    longest = max(len(c.correct) for c in curves)
+    size = math.ceil(longest / LEARNING_BLOCKS)
+    lines = [
+        "",
+        "### Learning curve: accuracy per block of questions in asking order (running accuracy)",
+        "",
+        "| questions | " + " | ".join(c.config for c in curves) + " |",
+        "|---|" + "--:|" * len(curves),
+    ]
+    for start in range(0, longest, size):
+        cells = []
+        for curve in curves:
+            block = curve.correct[start : start + size]
+            if not block:
+                cells.append("n/a")
+                continue
+            end = start + len(block) - 1
+            cells.append(f"{sum(block) / len(block):.3f} ({curve.running[end]:.3f})")
+        lines.append(_row(f"{start + 1}-{min(start + size, longest)}", *cells))
+    return lines
+
+
+def _consistency_section(results: list[ConsistencyResult]) -> list[str]:
+    lines = [
+        "## Verdict consistency",
+        "",
+        "Identity rate: share of run pairs with identical verdicts on the passages both "
+        "judged. Entropy: mean over passages of the verdict entropy across runs (bits).",
+        "",
+        "| config | questions | mean identity rate | mean entropy |",
+        "|---|--:|--:|--:|",
+    ]
+    for config in dict.fromkeys(r.config for r in results):
+        mine = [r for r in results if r.config == config]
+        lines.append(
+            _row(
+                config,
+                str(len(mine)),
+                _f3(_mean([r.identity_rate for r in mine])),
+                _f3(_mean([r.entropy for r in mine])),
+            )
+        )
+    lines += ["", "| question | config | runs | identity rate | entropy |", "|---|---|--:|--:|--:|"]
+    lines += [
+        _row(r.question_id, r.config, str(r.runs), _f3(r.identity_rate), _f3(r.entropy))
+        for r in results
+    ]
+    return [*lines, ""]
+
+
+def _figure(rows: int, cols: int, width: float) -> tuple[Figure, Any]:
+    """A figure drawn with the Agg backend (no display, no global pyplot state)."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ConfigError(
+            "the evaluation report draws its charts with matplotlib; install it with "
+            "pip install 'graphmind[eval]'"
+        ) from None
+    figure = Figure(figsize=(width, 3.6 * rows), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure, figure.subplots(rows, cols, squeeze=False)
+
+
+def _plot_dose_response(path: Path, datasets: list[str], doses: list[DoseCell]) -> None:
+    figure, axes = _figure(len(datasets), 1, 8.0)
+    for ax, dataset in zip(axes[:, 0], datasets, strict=True):
+        cells = [d for d in doses if d.dataset == dataset]
+        configs = list(dict.fromkeys(d.config for d in cells))
+        ax.set_title(f"{dataset}: accuracy Δ vs {BASELINE} by evidence-profile coverage")
+        ax.set_xticks(range(len(COVERAGE_BINS)), COVERAGE_BINS)
+        ax.set_ylabel("Δ accuracy (pp)")
+        ax.axhline(0, color="grey", linewidth=0.8)
+        if not configs:
+            ax.text(0.5, 0.5, f"no {BASELINE} baseline", transform=ax.transAxes, ha="center")
+            continue
+        width = 0.8 / len(configs)
+        for i, config in enumerate(configs):
+            mine = [d for d in cells if d.config == config]
+            xs = [b + (i - (len(configs) - 1) / 2) * width for b in range(len(mine))]
+            heights = [100 * d.delta if d.delta is not None else 0.0 for d in mine]
+            bars = ax.bar(xs, heights, width, label=config)
+            ax.bar_label(bars, labels=[f"n={d.n}" for d in mine], fontsize=7)
+        ax.legend(fontsize=8)
+    figure.savefig(path, dpi=110)
+
+
+def _plot_learning_curves(path: Path, datasets: list[str], curves: list[LearningCurve]) -> None:
+    figure, axes = _figure(len(datasets), 1, 8.0)
+    for ax, dataset in zip(axes[:, 0], datasets, strict=True):
+        for curve in (c for c in curves if c.dataset == dataset):
+            ax.plot(curve.positions, curve.running, label=curve.config)
+        ax.set_title(f"{dataset}: running accuracy in asking order")
+        ax.set_xlabel("position")
+        ax.set_ylabel("accuracy")
+        ax.set_ylim(-0.02, 1.02)
+        ax.legend(fontsize=8)
+    figure.savefig(path, dpi=110)
+
+
+def _plot_cost_latency(path: Path, datasets: list[str], summaries: list[ConfigSummary]) -> None:
+    figure, axes = _figure(len(datasets), 2, 11.0)
+    for row, dataset in zip(axes, datasets, strict=True):
+        mine = [s for s in summaries if s.dataset == dataset]
+        names = [s.config for s in mine]
+        row[0].bar(names, [s.tokens_mean for s in mine])
+        row[0].set_title(f"{dataset}: tokens per question")
+        llm = [s.llm.mean_ms / 1000 for s in mine]
+        store = [s.store.mean_ms / 1000 for s in mine]
+        timed = [a + b for a, b in zip(llm, store, strict=True)]
+        other = [max(0.0, s.latency.mean_ms / 1000 - t) for s, t in zip(mine, timed, strict=True)]
+        row[1].bar(names, llm, label="LLM")
+        row[1].bar(names, store, bottom=llm, label="store")
+        row[1].bar(names, other, bottom=timed, label="other")
+        row[1].set_title(f"{dataset}: latency per question (s)")
+        row[1].legend(fontsize=8)
+    figure.savefig(path, dpi=110)
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def _f3(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.3f}"
+
+
+def _delta_or_na(new: float | None, old: float | None) -> str:
+    return "n/a" if new is None or old is None else _signed(new - old)
+
+
+def _p(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
