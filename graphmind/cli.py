@@ -330,6 +330,116 @@ def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: b
     )
 
 
+@main.command(name="eval")
+@click.argument(
+    "dataset", required=False, type=click.Choice(["musique", "hotpotqa", "2wiki", "locomo"])
+)
+@click.option("--data", "data_root", type=click.Path(path_type=Path), help="Benchmark data folder.")
+@click.option(
+    "--questions",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Another question file in the dataset's format.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--seed", default=0, show_default=True, help="Which questions --limit picks.")
+@click.option(
+    "--configs",
+    default="naive,loop,profiles,full",
+    show_default=True,
+    help="Comma-separated configurations to compare.",
+)
+@click.option("--k", "k", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--max-rounds", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--protocol",
+    type=click.Choice(["sequential", "given"]),
+    default="sequential",
+    show_default=True,
+    help="'sequential': grouped by query type, gold feedback after each answer.",
+)
+@click.option(
+    "--extract",
+    type=click.Choice(["none", "llm"]),
+    default="none",
+    show_default=True,
+    help="Build the corpus chunk-only, or with LLM triplet extraction (slow on a CPU).",
+)
+@click.option(
+    "--consistency",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Probe questions for verdict consistency (0: skip).",
+)
+@click.option("--consistency-runs", type=click.IntRange(min=2), default=3, show_default=True)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(min=0.01),
+    default=0.7,
+    show_default=True,
+    help="Temperature of the consistency runs.",
+)
+@click.option(
+    "--run-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where the run lives (default: eval-runs/DATASET-nLIMIT-sSEED).",
+)
+@click.option(
+    "--compare",
+    nargs=2,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Compare two finished runs instead (RUN_A RUN_B).",
+)
+@click.pass_obj
+def eval_command(
+    settings: Callable[[], Settings],
+    dataset: str | None,
+    data_root: Path | None,
+    questions: Path | None,
+    limit: int,
+    seed: int,
+    configs: str,
+    k: int,
+    max_rounds: int,
+    protocol: str,
+    extract: str,
+    consistency: int,
+    consistency_runs: int,
+    temperature: float,
+    run_dir: Path | None,
+    compare: tuple[Path, Path] | None,
+) -> None:
+    """Evaluate on a benchmark: EM/F1, recall@k, memory's dose-response, cost, baselines."""
+    if compare:
+        from graphmind.eval.report import compare_runs
+
+        click.echo(compare_runs(*compare))
+        return
+    if dataset is None:
+        raise click.UsageError("give a DATASET (or --compare RUN_A RUN_B)")
+    from graphmind.eval.runner import EvalOptions, run_eval
+
+    options = EvalOptions(
+        dataset=dataset,
+        data_root=data_root,
+        questions=questions,
+        limit=limit,
+        seed=seed,
+        configs=tuple(c.strip() for c in configs.split(",") if c.strip()),
+        k=k,
+        max_rounds=max_rounds,
+        protocol=protocol,  # type: ignore[arg-type]
+        extract=extract,  # type: ignore[arg-type]
+        consistency=consistency,
+        consistency_runs=consistency_runs,
+        temperature=temperature,
+    )
+    target = run_dir or Path("eval-runs") / f"{dataset}-n{limit}-s{seed}"
+    report = run_eval(target, options, settings(), lambda line: err.print(line, highlight=False))
+    out.print(report.read_text(encoding="utf-8"), highlight=False, markup=False)
+    out.print(f"report: {report}", style="dim", highlight=False)
+
+
 @main.command(name="communities")
 @click.option(
     "--projection",

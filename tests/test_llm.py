@@ -60,6 +60,7 @@ def test_second_identical_call_is_a_cache_hit_that_persists(tmp_path: Path) -> N
         assert provider.calls == 1
         usage = llm.ledger.get("extract")
         assert (usage.calls, usage.cache_hits) == (1, 1)
+        assert usage.cached_tokens == usage.total_tokens > 0  # what the hit cost first time
         llm.structured("extract", chat("Pierre Curie was born in Paris."), Entities)
         assert provider.calls == 2
 

@@ -76,7 +76,9 @@ class LLM:
                 except OutputParseError:
                     pass  # stale entry: ask again and replace it
                 else:
-                    self.ledger.record_cache_hit(task)
+                    self.ledger.record_cache_hit(
+                        task, tokens=hit.prompt_tokens + hit.completion_tokens
+                    )
                     return value
         conversation = list(messages)
         error = ""

@@ -23,6 +23,7 @@ class TaskUsage:
     seconds: float = 0.0
     retries: int = 0
     failures: int = 0
+    cached_tokens: int = 0  # tokens the cache hits cost when they were first asked
 
     @property
     def total_tokens(self) -> int:
@@ -68,10 +69,12 @@ class Ledger:
             usage.seconds += seconds
             usage.retries += retries
 
-    def record_cache_hit(self, task: str) -> None:
-        """A request answered from the cache."""
+    def record_cache_hit(self, task: str, *, tokens: int = 0) -> None:
+        """A request answered from the cache (``tokens``: what it cost when first asked)."""
         with self._lock:
-            self._usage(task).cache_hits += 1
+            usage = self._usage(task)
+            usage.cache_hits += 1
+            usage.cached_tokens += tokens
 
     def record_retry(self, task: str) -> None:
         """A repair turn after an invalid answer."""
@@ -107,6 +110,7 @@ class Ledger:
             total.seconds += usage.seconds
             total.retries += usage.retries
             total.failures += usage.failures
+            total.cached_tokens += usage.cached_tokens
         return total
 
     def as_dict(self) -> dict[str, Any]:

@@ -38,20 +38,47 @@ def assign_query_type(
     threshold: float = DEFAULT_THRESHOLD,
 ) -> QueryTypeMatch:
     """The nearest type within ``threshold`` (cosine distance), or a new one."""
-    best: QueryTypeMatch | None = None
-    for row in store.run("memory/query_types"):
-        centroid = row["centroid"] or []
-        if len(centroid) != len(vector):
-            continue  # written by another embedder; the store refuses that, but be safe
-        distance = 1.0 - _cosine(vector, centroid)
-        if distance <= threshold and (best is None or distance < best.distance):
-            best = QueryTypeMatch(
-                str(row["id"]), str(row["label"] or ""), False, distance, int(row["count"] or 0)
-            )
-    if best is not None:
-        return best
+    rows = [r for r in store.run("memory/query_types") if len(r["centroid"] or []) == len(vector)]
+    found = nearest(vector, [r["centroid"] for r in rows], threshold)
+    if found is not None:
+        row, distance = rows[found[0]], found[1]
+        return QueryTypeMatch(
+            str(row["id"]), str(row["label"] or ""), False, distance, int(row["count"] or 0)
+        )
     label = " ".join(question.split())[:LABEL_CHARS]
     return QueryTypeMatch(digest("query-type", question), label, True, 0.0, 0)
+
+
+def nearest(
+    vector: Sequence[float], centroids: Sequence[Sequence[float]], threshold: float
+) -> tuple[int, float] | None:
+    """(index, cosine distance) of the nearest centroid within ``threshold``, or None."""
+    best: tuple[int, float] | None = None
+    for i, centroid in enumerate(centroids):
+        distance = 1.0 - _cosine(vector, centroid)
+        if distance <= threshold and (best is None or distance < best[1]):
+            best = (i, distance)
+    return best
+
+
+def cluster(vectors: Sequence[Sequence[float]], threshold: float = DEFAULT_THRESHOLD) -> list[int]:
+    """Online k-means over ``vectors`` in order, as ``ask`` assigns types: each vector's
+    cluster number (numbered by first appearance)."""
+    centroids: list[list[float]] = []
+    sizes: list[int] = []
+    labels: list[int] = []
+    for vector in vectors:
+        found = nearest(vector, centroids, threshold)
+        if found is None:
+            centroids.append(list(vector))
+            sizes.append(1)
+            labels.append(len(centroids) - 1)
+            continue
+        i = found[0]
+        sizes[i] += 1
+        centroids[i] = [c + (x - c) / sizes[i] for c, x in zip(centroids[i], vector, strict=True)]
+        labels.append(i)
+    return labels
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

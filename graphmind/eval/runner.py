@@ -1,0 +1,372 @@
+"""``graphmind eval``: the configurations on the same questions, in one resumable run.
+
+A run directory holds everything: the dataset's corpus as ``corpus.json``, a built
+FalkorDB Lite store per configuration (copies of one base build, so the memories of the
+configurations never mix), the LLM response cache, ``results.jsonl`` and the report.
+
+The sequential cluster protocol (ROZA): questions are grouped by query type (the same
+online k-means ``ask`` uses) and asked group by group; after each answer the gold
+answer is given as feedback, so the memory of the ``profiles`` and ``full``
+configurations grows question by question. Every configuration sees the same order.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from graphmind.ask.loop import AskLoop, AskOptions
+from graphmind.ask.models import Candidate, Decision
+from graphmind.build.pipeline import BuildOptions
+from graphmind.config import Settings
+from graphmind.errors import ConfigError, LLMError
+from graphmind.eval.datasets import EvalDataset, EvalQuestion, load_dataset, write_corpus
+from graphmind.eval.metrics import ConsistencyResult, consistency, recall_at_k
+from graphmind.eval.records import QuestionResult, append_result, load_results, score
+from graphmind.eval.report import write_report
+from graphmind.memory.decisions import final_verdicts
+from graphmind.memory.feedback import record_feedback
+from graphmind.memory.querytypes import cluster
+from graphmind.memory.session import MemoryOptions
+from graphmind.store import GraphStore, open_store
+
+if TYPE_CHECKING:
+    from graphmind.embed import Embedder
+    from graphmind.llm import LLM
+
+CONFIGS: dict[str, tuple[Literal["loop", "naive"], Literal["off", "profiles", "full"]]] = {
+    "naive": ("naive", "off"),  # vector top-k, one answer call
+    "loop": ("loop", "off"),  # the evidence loop without memory
+    "profiles": ("loop", "profiles"),  # + the reasoning graph (evidence profiles)
+    "full": ("loop", "full"),  # + the retrieval graph (planner)
+}
+RUN_FILE = "run.json"
+CONSISTENCY_FILE = "consistency.jsonl"
+BUILT_MARK = "built"
+
+
+@dataclass
+class EvalOptions:
+    """What to evaluate and how."""
+
+    dataset: str
+    data_root: Path | None = None
+    questions: Path | None = None  # another question file in the dataset's format
+    limit: int | None = 30
+    seed: int = 0
+    configs: tuple[str, ...] = tuple(CONFIGS)
+    k: int = 10
+    max_rounds: int = 2
+    recall_k: tuple[int, ...] = (2, 5, 10)
+    protocol: Literal["sequential", "given"] = "sequential"
+    extract: Literal["none", "llm"] = "none"
+    chunk_size: int = 256
+    consistency: int = 0  # probe questions for verdict consistency (0: skip)
+    consistency_runs: int = 3
+    temperature: float = 0.7
+
+    def identity(self) -> dict[str, Any]:
+        """What a run directory is bound to: resuming with other values is refused."""
+        return {
+            "dataset": self.dataset,
+            "questions": None if self.questions is None else str(self.questions),
+            "limit": self.limit,
+            "seed": self.seed,
+            "k": self.k,
+            "max_rounds": self.max_rounds,
+            "protocol": self.protocol,
+            "extract": self.extract,
+            "chunk_size": self.chunk_size,
+        }
+
+
+Report = Callable[[str], None]
+
+
+@dataclass
+class _Run:
+    options: EvalOptions
+    run_dir: Path
+    settings: Settings
+    say: Report
+    dataset: EvalDataset = field(init=False)
+
+
+def run_eval(
+    run_dir: Path,
+    options: EvalOptions,
+    settings: Settings,
+    say: Report = lambda _: None,
+    *,
+    llm: LLM | None = None,
+    embedder: Embedder | None = None,
+) -> Path:
+    """Run (or resume) an evaluation; returns the report's path. ``llm`` and ``embedder``
+    default to the configured ones (the LLM's response cache then lives in the run)."""
+    unknown = [c for c in options.configs if c not in CONFIGS]
+    if unknown or not options.configs:
+        raise ConfigError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGS)}")
+    run = _Run(options, run_dir, settings, say)
+    run.dataset = load_dataset(
+        options.dataset,
+        options.data_root,
+        limit=options.limit,
+        seed=options.seed,
+        path=options.questions,
+    )
+    _bind(run)
+    from graphmind.embed import make_embedder
+    from graphmind.llm import make_llm
+
+    embedder = embedder or make_embedder(settings)
+    order = _order(run, embedder.embed([q.question for q in run.dataset.questions]))
+    _build(run, embedder)
+    hot_llm = llm  # the consistency runs' LLM: the given one, else uncached and warm
+    llm = llm or make_llm(settings, cache_dir=run_dir)
+    if llm is None:
+        raise ConfigError(
+            "no LLM is configured: run scripts/fetch_model.py for the offline model, or set "
+            "GRAPHMIND_LLM_BASE_URL and GRAPHMIND_LLM_MODEL"
+        )
+    done = {r.key for r in load_results(run_dir)}
+    total = len(order) * len(options.configs)
+    say(f"{len(done)} of {total} answers already in {run_dir}")
+    with ExitStack() as stack:
+        stores = {
+            c: stack.enter_context(open_store(_store_settings(run, c))) for c in options.configs
+        }
+        for position, question in enumerate(order):
+            for config in options.configs:
+                if (run.dataset.name, config, question.id) in done:
+                    continue
+                loop = AskLoop(stores[config], embedder, llm, _ask_options(options, config))
+                result = _ask(run, loop, config, position, question)
+                append_result(run_dir, result)
+                mark = "error" if result.error else ("✓" if result.correct else "✗")
+                say(
+                    f"[{position + 1}/{len(order)}] {config:8} {mark} "
+                    f"F1 {result.f1:.2f} {result.latency_ms / 1000:.1f}s "
+                    f"{result.prediction[:60]!r}"
+                )
+        checks = (
+            _consistency(run, stores, embedder, order, hot_llm) if options.consistency else None
+        )
+    results = [r for r in load_results(run_dir) if r.dataset == run.dataset.name]
+    meta = {
+        "command": _command(options),
+        "dataset": run.dataset.name,
+        "source": run.dataset.source,
+        "questions": len(order),
+        "corpus passages": len(run.dataset.corpus),
+        "model": llm.model_id,
+        "embedder": embedder.spec.name,
+        "limit": options.limit,
+        "seed": options.seed,
+        "k": options.k,
+        "max rounds": options.max_rounds,
+        "protocol": options.protocol,
+        "extraction": options.extract,
+        "LLM cache": "shared by the configurations: identical prompts are answered once "
+        "(tokens count every request; latency of a repeated prompt is near zero)",
+    }
+    return write_report(run_dir, results, meta=meta, consistency=checks)
+
+
+def _bind(run: _Run) -> None:
+    """Record what the run directory is for, or refuse a different evaluation in it."""
+    run.run_dir.mkdir(parents=True, exist_ok=True)
+    path = run.run_dir / RUN_FILE
+    identity = run.options.identity()
+    if path.is_file():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored != identity:
+            changed = sorted(k for k in identity if stored.get(k) != identity[k])
+            raise ConfigError(
+                f"{run.run_dir} holds another evaluation (different {', '.join(changed)}); "
+                "use another --run-dir"
+            )
+        return
+    path.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
+
+
+def _order(run: _Run, vectors: Sequence[Sequence[float]]) -> list[EvalQuestion]:
+    """The asking order: grouped by query type (sequential protocol) or as given."""
+    questions = run.dataset.questions
+    if run.options.protocol == "given":
+        return list(questions)
+    labels = cluster(vectors)
+    ranked = sorted(range(len(questions)), key=lambda i: (labels[i], i))
+    return [questions[i] for i in ranked]
+
+
+def _store_settings(run: _Run, name: str) -> Settings:
+    path = run.run_dir / "stores" / f"{name}.db"
+    return run.settings.model_copy(update={"store": f"falkordb-lite://{path}"})
+
+
+def _build(run: _Run, embedder: Embedder) -> None:
+    """Build the corpus once into the base store, then copy it for each configuration."""
+    from graphmind.build.pipeline import BuildPipeline
+
+    stores = run.run_dir / "stores"
+    stores.mkdir(exist_ok=True)
+    if not (stores / BUILT_MARK).is_file():
+        corpus = write_corpus(run.dataset, run.run_dir / "corpus.json")
+        run.say(f"building {len(run.dataset.corpus)} passages into {stores / 'base.db'}")
+        started = time.perf_counter()
+        options = BuildOptions(extract=run.options.extract, chunk_size=run.options.chunk_size)
+        llm = None
+        if options.extract == "llm":
+            from graphmind.llm import make_llm
+
+            llm = make_llm(run.settings, cache_dir=run.run_dir)
+        with open_store(_store_settings(run, "base")) as store:
+            store.ensure_schema(embedder.spec)
+            report = BuildPipeline(store, embedder, llm, options).run([str(corpus)])
+        if report.interrupted:
+            raise ConfigError("the build was interrupted; run the same command again to resume")
+        run.say(f"built in {time.perf_counter() - started:.0f}s: {report.chunks_written} chunks")
+        (stores / BUILT_MARK).write_text("ok\n", encoding="utf-8")
+    for config in run.options.configs:
+        target = stores / f"{config}.db"
+        if not target.exists():
+            shutil.copyfile(stores / "base.db", target)
+
+
+def _ask_options(options: EvalOptions, config: str) -> AskOptions:
+    mode, memory = CONFIGS[config]
+    return AskOptions(
+        mode=mode, max_rounds=options.max_rounds, k=options.k, memory=MemoryOptions(mode=memory)
+    )
+
+
+def _ask(run: _Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) -> QuestionResult:
+    """Ask one question in one configuration, give the gold feedback, score it."""
+    before = loop.llm.ledger.total()
+    started = time.perf_counter()
+    base: dict[str, Any] = {
+        "dataset": run.dataset.name,
+        "config": config,
+        "question_id": q.id,
+        "position": position,
+        "category": q.category,
+        "question": q.question,
+        "answers": q.answers,
+        "answerable": q.answerable,
+    }
+    try:
+        decision = loop.ask(q.question)
+    except LLMError as exc:
+        return QuestionResult(
+            **base,
+            prediction="",
+            abstained=False,
+            em=0.0,
+            f1=0.0,
+            correct=False,
+            llm_calls=0,
+            tokens=0,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            llm_ms=0.0,
+            store_ms=0.0,
+            rounds=0,
+            error=str(exc),
+        )
+    em, f1, correct = score(decision.answer, q.answers, q.answerable, decision.abstained)
+    record_feedback(loop.store, decision.id, correct=correct)
+    after = loop.llm.ledger.total()
+    k_max = max(run.options.recall_k)
+    first = _passages(decision.rounds[0].candidates, k_max)
+    final = _passages(decision.rounds[-1].candidates, k_max)
+    return QuestionResult(
+        **base,
+        query_type=decision.retrieval.query_type or None,
+        prediction=decision.answer,
+        abstained=decision.abstained,
+        em=em,
+        f1=f1,
+        correct=correct,
+        recall_first={k: recall_at_k(first, q.gold, k) for k in run.options.recall_k},
+        recall_final={k: recall_at_k(final, q.gold, k) for k in run.options.recall_k},
+        profile_coverage=decision.retrieval.coverage,
+        excluded=len(decision.retrieval.excluded),
+        llm_calls=(after.calls + after.cache_hits) - (before.calls + before.cache_hits),
+        tokens=(after.total_tokens + after.cached_tokens)
+        - (before.total_tokens + before.cached_tokens),
+        latency_ms=decision.latency_ms,
+        llm_ms=decision.llm_ms,
+        store_ms=decision.store_ms,
+        decision_id=decision.id,
+        rounds=len(decision.rounds),
+        verdicts=_verdicts(decision),
+    )
+
+
+def _passages(candidates: Sequence[Candidate], k: int) -> list[tuple[str, str]]:
+    return [(c.title, c.text) for c in candidates[:k]]
+
+
+def _verdicts(decision: Decision) -> dict[str, str]:
+    return {str(v["chunk"]): str(v["verdict"]) for v in final_verdicts(decision.rounds)}
+
+
+def _consistency(
+    run: _Run,
+    stores: dict[str, GraphStore],
+    embedder: Embedder,
+    order: list[EvalQuestion],
+    llm: LLM | None,
+) -> list[ConsistencyResult]:
+    """ROZA §5.5: K runs per probe question at a temperature above 0, without and with
+    memory (after the protocol, so the memory is warm); kept in the run dir."""
+    if llm is None:
+        from graphmind.llm import make_llm
+
+        hot = run.settings.model_copy(
+            update={"llm_temperature": run.options.temperature, "llm_cache": "off"}
+        )
+        llm = make_llm(hot, cache_dir=run.run_dir)
+        assert llm is not None  # the same settings produced one before
+    path = run.run_dir / CONSISTENCY_FILE
+    done: dict[tuple[str, str], list[dict[str, str]]] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                done[row["config"], row["question_id"]] = row["runs"]
+    out: list[ConsistencyResult] = []
+    pairs = [c for c in ("loop", "profiles") if c in stores]
+    for q in order[: run.options.consistency]:
+        for config in pairs:
+            runs = done.get((config, q.id))
+            if runs is None:
+                loop = AskLoop(stores[config], embedder, llm, _ask_options(run.options, config))
+                runs = []
+                for _ in range(run.options.consistency_runs):
+                    try:
+                        runs.append(_verdicts(loop.ask(q.question)))
+                    except LLMError as exc:
+                        run.say(f"consistency run failed: {exc}")
+                row = {"config": config, "question_id": q.id, "runs": runs}
+                with path.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps(row) + "\n")
+            out.append(consistency(q.id, config, runs))
+            run.say(f"consistency {config:8} {q.id}: {len(runs)} runs")
+    return out
+
+
+def _command(options: EvalOptions) -> str:
+    parts = ["graphmind eval", options.dataset]
+    if options.limit is not None:
+        parts += ["--limit", str(options.limit)]
+    parts += ["--seed", str(options.seed), "--configs", ",".join(options.configs)]
+    parts += ["--k", str(options.k), "--max-rounds", str(options.max_rounds)]
+    if options.consistency:
+        parts += ["--consistency", str(options.consistency)]
+    return " ".join(parts)

@@ -1,0 +1,116 @@
+"""``graphmind eval`` end to end with a scripted LLM on the synthetic MuSiQue slice."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from buildkit import HASH_SPEC, provider_of, scripted_llm
+from graphmind.config import Settings
+from graphmind.embed.hashing import HashingEmbedder
+from graphmind.errors import ConfigError
+from graphmind.eval.datasets import load_dataset
+from graphmind.eval.records import load_results
+from graphmind.eval.runner import CONFIGS, EvalOptions, run_eval
+from graphmind.llm.base import Message
+from graphmind.store import open_store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "eval"
+ANSWERS = {q.question: q.answers[0] for q in load_dataset("musique", FIXTURES).questions}
+
+
+def numbered(messages: list[Message]) -> dict[int, str]:
+    return {
+        int(n): t
+        for n, t in re.findall(r"^\[(\d+)\] \([^)]*\) (.*)$", messages[1]["content"], re.M)
+    }
+
+
+def responder(messages: list[Message]) -> str:
+    """Uses a passage when it states the gold answer; answers when one does."""
+    question = messages[1]["content"].split("\n", 1)[0].removeprefix("Question: ")
+    gold = ANSWERS.get(question, "")
+    found = numbered(messages)
+    stating = [n for n, t in found.items() if gold and gold.lower() in t.lower()]
+    if messages[0]["content"].startswith("You judge evidence"):
+        verdicts = [
+            {"ref": n, "verdict": "used" if n in stating else "rejected", "reason": "r"}
+            for n in found
+        ]
+        grade = "EXACT" if stating else "NONE"
+        return json.dumps(
+            {
+                "verdicts": verdicts,
+                "draft_answer": gold if stating else "",
+                "sufficiency": grade,
+                "confidence": 0.9 if stating else 0.0,
+            }
+        )
+    return json.dumps({"answer": gold, "citations": stating, "abstain": not stating})
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(store=f"falkordb-lite://{tmp_path / 'unused.db'}", embedder="hash:384")
+
+
+def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> None:
+    run_dir = tmp_path / "run"
+    llm = scripted_llm(run_dir / "llm.sqlite", responder)
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, consistency=1)
+    embedder = HashingEmbedder(HASH_SPEC)
+    report = run_eval(run_dir, options, settings, llm=llm, embedder=embedder)
+    results = load_results(run_dir)
+    assert len(results) == 3 * len(CONFIGS)
+    assert {r.config for r in results} == set(CONFIGS)
+    by = {(r.config, r.question_id): r for r in results}
+    # same questions, same order, in every configuration
+    for config in CONFIGS:
+        order = sorted((r for r in results if r.config == config), key=lambda r: r.position)
+        assert [r.question_id for r in order] == [
+            r.question_id for r in sorted(results, key=lambda r: r.position) if r.config == "naive"
+        ]
+    # scores follow the predictions; recall counts the gold passages retrieved
+    for r in results:
+        assert r.correct == (r.f1 >= 0.8) and r.error is None
+        assert set(r.recall_first) == {2, 5, 10}
+    messi = by["loop", "2hop__101_202"]
+    assert messi.prediction == "Rosario" and messi.correct and messi.em == 1.0
+    assert messi.recall_final[10] is not None and messi.recall_final[10] > 0
+    assert messi.llm_calls >= 1 and messi.tokens > 0 and messi.rounds >= 1
+    # each configuration has its own store, holding its own decisions with gold feedback
+    for config in CONFIGS:
+        store_settings = settings.model_copy(
+            update={"store": f"falkordb-lite://{run_dir / 'stores' / f'{config}.db'}"}
+        )
+        with open_store(store_settings) as store:
+            rows = store.run_text(
+                "MATCH (d:Decision) RETURN d.outcome AS outcome, d.memory AS memory"
+            ).records()
+        probes = options.consistency * options.consistency_runs
+        probes = probes if config in ("loop", "profiles") else 0
+        assert len(rows) == 3 + probes
+        assert sum(r["outcome"] in ("correct", "incorrect") for r in rows) == 3
+        assert {r["memory"] for r in rows} == {CONFIGS[config][1]}
+    # the report, its JSON and its plots
+    text = report.read_text(encoding="utf-8")
+    assert "McNemar" in text and "naive" in text and "full" in text
+    data = json.loads((run_dir / "results.json").read_text())
+    assert len(data["records"]) == 12 and data["consistency"][0]["runs"] == 3
+    for png in ("dose_response.png", "learning_curve.png", "cost_latency.png"):
+        assert (run_dir / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # resuming a finished run asks nothing again
+    calls = provider_of(llm).calls
+    run_eval(run_dir, options, settings, llm=llm, embedder=embedder)
+    assert provider_of(llm).calls == calls and len(load_results(run_dir)) == 12
+    # a run directory is bound to its evaluation
+    with pytest.raises(ConfigError, match="another evaluation"):
+        run_eval(run_dir, EvalOptions("musique", data_root=FIXTURES, limit=2), settings, llm=llm)
+
+
+def test_unknown_configuration(tmp_path: Path, settings: Settings) -> None:
+    with pytest.raises(ConfigError, match="unknown configuration"):
+        run_eval(tmp_path, EvalOptions("musique", configs=("magic",)), settings)
