@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from graphmind.ask.loop import AskOptions
     from graphmind.ask.models import Decision, Round
     from graphmind.embed import Embedder
+    from graphmind.eval.runner import EvalOptions
     from graphmind.llm import LLM
     from graphmind.memory.decisions import DecisionTrace
     from graphmind.memory.feedback import FeedbackResult
@@ -124,6 +125,18 @@ def prune(
 
     with open_store(settings or load_settings()) as store:
         return prune_evaluations(store, keep, dry_run=dry_run)
+
+
+def evaluate(
+    options: EvalOptions,
+    run_dir: str | Path,
+    settings: Settings | None = None,
+    say: Callable[[str], None] = lambda _: None,
+) -> Path:
+    """Run (or resume) an evaluation in ``run_dir``; returns the Markdown report's path."""
+    from graphmind.eval.runner import run_eval
+
+    return run_eval(Path(run_dir), options, settings or load_settings(), say)
 
 
 def communities(

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,7 @@ import pytest
 from buildkit import HASH_SPEC, build, scripted_llm
 from conftest import StoreFactory
 from graphmind.ask.loop import ABSTAIN_ANSWER, AskLoop, AskOptions
+from graphmind.ask.models import Decision
 from graphmind.ask.retrieve import RetrieveOptions
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.errors import LLMError
@@ -203,11 +208,12 @@ def test_naive_mode_is_recorded_too(corpus_store: GraphStore, tmp_path: Path) ->
     assert corpus_store.counts()["Decision"] == 1
 
 
-def test_graphmind_trace_prints_a_past_decision(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
+Cli = Callable[..., "subprocess.CompletedProcess[str]"]
 
+
+def asked_on_disk(tmp_path: Path) -> tuple[Decision, Cli]:
+    """The fixture corpus built into a FalkorDB Lite file with one question asked, and a
+    function running ``graphmind ARGS…`` against that store."""
     from conftest import open_falkordb
 
     corpus = tmp_path / "corpus.json"
@@ -224,10 +230,17 @@ def test_graphmind_trace_prints_a_past_decision(tmp_path: Path) -> None:
         "GRAPHMIND_EMBEDDER": "hash:384",
         "COLUMNS": "250",
     }
-    exe = Path(sys.executable).parent / "graphmind"
-    shown = subprocess.run(
-        [str(exe), "trace", decision.id], capture_output=True, text=True, env=env, timeout=120
-    )
+    exe = str(Path(sys.executable).parent / "graphmind")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=120)
+
+    return decision, cli
+
+
+def test_graphmind_trace_prints_a_past_decision(tmp_path: Path) -> None:
+    decision, cli = asked_on_disk(tmp_path)
+    shown = cli("trace", decision.id)
     assert shown.returncode == 0, shown.stderr
     for text in (
         QUESTION,
@@ -239,15 +252,7 @@ def test_graphmind_trace_prints_a_past_decision(tmp_path: Path) -> None:
         "another movie",
     ):
         assert text in shown.stdout, text
-    as_json = subprocess.run(
-        [str(exe), "trace", decision.id, "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    as_json = cli("trace", decision.id, "--json")
     assert json.loads(as_json.stdout)["answer"] == "Port Ellis"
-    missing = subprocess.run(
-        [str(exe), "trace", "nope"], capture_output=True, text=True, env=env, timeout=120
-    )
+    missing = cli("trace", "nope")
     assert missing.returncode == 2 and "no decision 'nope'" in missing.stderr

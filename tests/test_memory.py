@@ -25,7 +25,7 @@ from graphmind.memory.querytypes import assign_query_type
 from graphmind.memory.session import MemoryOptions
 from graphmind.store.base import GraphStore
 from graphmind.store.registry import default_root
-from test_ask import QUESTION, chunk_of, corpus_store, loop, responder
+from test_ask import QUESTION, asked_on_disk, chunk_of, corpus_store, loop, responder
 
 __all__ = ["corpus_store"]  # the fixture, re-used
 
@@ -309,33 +309,7 @@ def test_every_audit_query_runs(corpus_store: GraphStore, tmp_path: Path) -> Non
 
 
 def test_cli_feedback_prune_and_audit(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
-    from buildkit import build
-    from conftest import open_falkordb
-    from test_ask import DOCS
-
-    corpus = tmp_path / "corpus.json"
-    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in DOCS.items()]))
-    store = open_falkordb(tmp_path / "graph.db")
-    try:
-        build(store, [corpus], None, extract="none")
-        decision = loop(store, tmp_path).ask(QUESTION)
-    finally:
-        store.close()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("GRAPHMIND_")},
-        "GRAPHMIND_STORE": f"falkordb-lite://{tmp_path / 'graph.db'}",
-        "GRAPHMIND_EMBEDDER": "hash:384",
-        "COLUMNS": "250",
-    }
-    exe = str(Path(sys.executable).parent / "graphmind")
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=120)
-
+    decision, run = asked_on_disk(tmp_path)
     marked = run("feedback", decision.id, "--gold", "Port Ellis")
     assert marked.returncode == 0, marked.stderr
     assert "correct" in marked.stdout and "token F1 1.00" in marked.stdout
@@ -373,3 +347,12 @@ def test_profile_sampling_and_budget(corpus_store: GraphStore, tmp_path: Path) -
     assert set(within_budget(full, one)) == {top}
     assert within_budget(full, 0) == {}
     assert set(within_budget(full, 2000)) == {x, used}
+
+
+def test_decision_as_json_carries_the_memory(corpus_store: GraphStore, tmp_path: Path) -> None:
+    from graphmind.cli_ask import decision_as_dict
+
+    decision = asker(corpus_store, tmp_path, "full", Recorder()).ask(QUESTION)
+    data = json.loads(json.dumps(decision_as_dict(decision)))
+    assert data["retrieval"]["memory"] == "full" and "query_vector" not in data["retrieval"]
+    assert data["retrieval"]["coverage"] == 0.0 and data["retrieval"]["query_type_new"]

@@ -53,17 +53,17 @@ VECTOR_LABELS: tuple[str, ...] = ("Chunk", "Triplet", "Entity", "Community", "Ep
 
 
 @dataclass(frozen=True)
-class FulltextIndex:
-    """A full-text index over one text property of one label."""
+class PropertyIndex:
+    """An index (full-text, or exact-match) over one property of one label."""
 
     name: str
     label: str
     property: str
 
 
-FULLTEXT_INDEXES: tuple[FulltextIndex, ...] = (
-    FulltextIndex("chunk_text", "Chunk", "text"),
-    FulltextIndex("entity_name", "Entity", "name"),
+FULLTEXT_INDEXES: tuple[PropertyIndex, ...] = (
+    PropertyIndex("chunk_text", "Chunk", "text"),
+    PropertyIndex("entity_name", "Entity", "name"),
 )
 
 
@@ -83,7 +83,7 @@ def vector_index_name(label: str) -> str:
     return f"{snake(label)}_embedding"
 
 
-def fulltext_index(label: str) -> FulltextIndex:
+def fulltext_index(label: str) -> PropertyIndex:
     """The full-text index of ``label``; KeyError-like ValueError when it has none."""
     for index in FULLTEXT_INDEXES:
         if index.label == label:
@@ -91,15 +91,7 @@ def fulltext_index(label: str) -> FulltextIndex:
     raise ValueError(f"label {label!r} has no full-text index")
 
 
-@dataclass(frozen=True)
-class PropertyIndex:
-    """An exact-match index over one property of one label (besides ``id``)."""
-
-    name: str
-    label: str
-    property: str
-
-
+# Exact-match indexes besides the ``id`` ones.
 PROPERTY_INDEXES: tuple[PropertyIndex, ...] = (
     # a re-build looks documents up by source to replace a changed one
     PropertyIndex("document_source", "Document", "source"),
