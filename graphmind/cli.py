@@ -434,8 +434,17 @@ def eval_command(
         consistency_runs=consistency_runs,
         temperature=temperature,
     )
+    from graphmind.cli_progress import RichProgress
+
     target = run_dir or Path("eval-runs") / f"{dataset}-n{limit}-s{seed}"
-    report = run_eval(target, options, settings(), lambda line: err.print(line, highlight=False))
+    with RichProgress(err) as progress:
+        report = run_eval(
+            target,
+            options,
+            settings(),
+            lambda line: err.print(line, highlight=False),
+            progress=progress,
+        )
     out.print(report.read_text(encoding="utf-8"), highlight=False, markup=False)
     out.print(f"report: {report}", style="dim", highlight=False)
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmind.ask.loop import AskLoop, AskOptions
 from graphmind.ask.models import Candidate, Decision
-from graphmind.build.pipeline import BuildOptions
+from graphmind.build.pipeline import BuildOptions, Progress
 from graphmind.config import Settings
 from graphmind.errors import ConfigError, LLMError
 from graphmind.eval.datasets import EvalDataset, EvalQuestion, load_dataset, write_corpus
@@ -106,9 +106,11 @@ def run_eval(
     *,
     llm: LLM | None = None,
     embedder: Embedder | None = None,
+    progress: Progress | None = None,
 ) -> Path:
     """Run (or resume) an evaluation; returns the report's path. ``llm`` and ``embedder``
-    default to the configured ones (the LLM's response cache then lives in the run)."""
+    default to the configured ones (the LLM's response cache then lives in the run);
+    ``progress`` shows the corpus build."""
     unknown = [c for c in options.configs if c not in CONFIGS]
     if unknown or not options.configs:
         raise ConfigError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGS)}")
@@ -126,7 +128,7 @@ def run_eval(
 
     embedder = embedder or make_embedder(settings)
     order = _order(run, embedder.embed([q.question for q in run.dataset.questions]))
-    _build(run, embedder)
+    _build(run, embedder, progress)
     hot_llm = llm  # the consistency runs' LLM: the given one, else uncached and warm
     llm = llm or make_llm(settings, cache_dir=run_dir)
     if llm is None:
@@ -210,7 +212,7 @@ def _store_settings(run: _Run, name: str) -> Settings:
     return run.settings.model_copy(update={"store": f"falkordb-lite://{path}"})
 
 
-def _build(run: _Run, embedder: Embedder) -> None:
+def _build(run: _Run, embedder: Embedder, progress: Progress | None) -> None:
     """Build the corpus once into the base store, then copy it for each configuration."""
     from graphmind.build.pipeline import BuildPipeline
 
@@ -228,7 +230,7 @@ def _build(run: _Run, embedder: Embedder) -> None:
             llm = make_llm(run.settings, cache_dir=run.run_dir)
         with open_store(_store_settings(run, "base")) as store:
             store.ensure_schema(embedder.spec)
-            report = BuildPipeline(store, embedder, llm, options).run([str(corpus)])
+            report = BuildPipeline(store, embedder, llm, options, progress).run([str(corpus)])
         if report.interrupted:
             raise ConfigError("the build was interrupted; run the same command again to resume")
         run.say(f"built in {time.perf_counter() - started:.0f}s: {report.chunks_written} chunks")
