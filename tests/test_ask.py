@@ -162,6 +162,35 @@ def test_two_hop_question_needs_a_second_round(corpus_store: GraphStore, tmp_pat
     )
 
 
+def test_an_inference_from_one_passage_keeps_looking(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """An overconfident judge (INFERRABLE 0.85, nothing missing) with one used passage:
+    an inference needs two, so the loop goes on to the second hop."""
+
+    def overconfident(messages: list[Message]) -> str:
+        out = json.loads(responder(messages))
+        if out.get("sufficiency") == "PARTIAL":
+            out.update(sufficiency="INFERRABLE", confidence=0.85, missing="", coverage=[])
+        return json.dumps(out)
+
+    decision = loop(corpus_store, tmp_path, overconfident).ask(QUESTION)
+    assert [r.judgement.sufficiency for r in decision.rounds] == ["INFERRABLE", "EXACT"]
+    assert decision.answer == "Port Ellis"
+
+
+def test_a_named_gap_keeps_looking(corpus_store: GraphStore, tmp_path: Path) -> None:
+    """EXACT with a confident draft, but the judge says what is still missing: go on."""
+
+    def contradictory(messages: list[Message]) -> str:
+        out = json.loads(responder(messages))
+        out.update(sufficiency="EXACT", confidence=0.9, missing="the filming location")
+        return json.dumps(out)
+
+    decision = loop(corpus_store, tmp_path, contradictory, max_rounds=2).ask(QUESTION)
+    assert len(decision.rounds) == 2
+
+
 def test_the_decision_is_in_the_graph(corpus_store: GraphStore, tmp_path: Path) -> None:
     decision = loop(corpus_store, tmp_path).ask(QUESTION)
     judged = {r.candidates[v.ref - 1].id for r in decision.rounds for v in r.judgement.verdicts}

@@ -261,7 +261,13 @@ class AskLoop:
             self.on_round(round_)
 
     def sufficient(self, state: _State, j: Judgement) -> bool:
-        """Stop on EXACT, or INFERRABLE above the (stricter, for time) threshold."""
+        """Stop on EXACT, or INFERRABLE above the (stricter, for time) threshold; never
+        while the judge itself names something missing or an entity not covered, nor on
+        an inference resting on fewer than two used passages."""
+        if j.missing.strip() or any(not c.covered for c in j.coverage):
+            return False
+        if j.sufficiency is Sufficiency.INFERRABLE and len(state.used()) < 2:
+            return False
         if j.sufficiency is Sufficiency.EXACT:
             return not state.temporal or j.confidence >= self.options.stop_confidence
         threshold = (
