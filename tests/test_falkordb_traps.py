@@ -16,6 +16,7 @@ import pytest
 
 from conftest import EMBEDDER, chunk_rows_for_child, open_falkordb
 from graphmind.errors import StoreInUseError
+from graphmind.store import falkordb
 from graphmind.store.falkordb import SERVER_CONFIG
 
 OPEN_AND_REPORT = textwrap.dedent(
@@ -167,3 +168,27 @@ def test_a_copied_store_file_keeps_its_data(tmp_path: Path) -> None:
         assert again.counts()["Chunk"] == 5
     finally:
         again.close()
+
+
+def test_fulltext_ranks_a_bounded_pool_by_bm25(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's own score is not used: the nodes holding the rarest words are pooled
+    (within the budget), common words only fill a pool smaller than k, BM25 ranks."""
+    monkeypatch.setattr(falkordb, "POOL_SIZE", 3)
+    store = open_falkordb(tmp_path / "graph.db")
+    try:
+        store.ensure_schema(EMBEDDER)
+        rows = chunk_rows_for_child(7)
+        texts = [f"film number {i} of the film series" for i in range(6)]
+        texts.append("Aatma Gowravam, a Telugu film")
+        store.write_rows(
+            "contract/merge_chunks", [{**r, "text": t} for r, t in zip(rows, texts, strict=True)]
+        )
+        hits = store.fulltext_search("Chunk", "the Aatma film", 3)
+        assert hits[0].properties["text"].startswith("Aatma")
+        assert len(hits) == 3  # "aatma" pools one node; "film" and "the" fill the rest
+        assert store.fulltext_search("Chunk", "Gowravam", 4)[0].score > 0
+        assert len(store.fulltext_search("Chunk", "film", 10)) == 3  # a pool is at most 3
+    finally:
+        store.close()

@@ -119,6 +119,30 @@ def test_fulltext_search(store: GraphStore) -> None:
     assert store.fulltext_search("Chunk", "  ?! ", 5) == []
 
 
+def test_fulltext_rare_words_outrank_frequent_ones(store: GraphStore) -> None:
+    """BM25 on both backends: a question's rare name finds its passage, however often
+    the other passages repeat the question's common words."""
+    texts = [
+        f"Person {i}\nPerson {i} is a film producer who has directed the film of the year."
+        for i in range(30)
+    ]
+    texts.append("Aatma Gowravam\nAatma Gowravam is a 1966 Telugu drama directed by K. Viswanath.")
+    vectors = random_vectors(len(texts), seed=2)
+    store.write_rows(
+        "contract/merge_chunks",
+        [
+            {"id": f"f{i:02d}", "text": t, "position": i, "embedding": vectors[i]}
+            for i, t in enumerate(texts)
+        ],
+    )
+    hits = store.fulltext_search(
+        "Chunk", "Which film has the producer who is older, Aatma Gowravam or Vitti Dandu?", 5
+    )
+    assert hits[0].id == "f30"
+    assert len(hits) == 5 and all(h.score > 0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
 def test_embedder_mismatch_is_refused(open_store: StoreFactory) -> None:
     store = open_store()
     store.ensure_schema(EMBEDDER)

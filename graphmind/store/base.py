@@ -22,7 +22,6 @@ from graphmind.store.schema import (
     META_ID,
     NODE_LABELS,
     SCHEMA_VERSION,
-    fulltext_index,
     vector_index_name,
 )
 
@@ -189,25 +188,13 @@ class GraphStore(ABC):
             },
         )
         return [
-            VectorHit(r["id"], min(1.0, max(0.0, float(r["similarity"]))), _props(r["node"]))
+            VectorHit(r["id"], min(1.0, max(0.0, float(r["similarity"]))), node_props(r["node"]))
             for r in records
         ]
 
-    def fulltext_search(self, label: str, text: str, k: int) -> list[TextHit]:
-        """Up to ``k`` nodes of ``label`` matching the words of ``text``."""
-        query = self._fulltext_query(text)
-        if not query:
-            return []
-        index = fulltext_index(label)
-        records = self.run(
-            "store/fulltext_search",
-            {"label": label, "index": index.name, "query": query, "k": int(k)},
-        )
-        return [TextHit(r["id"], float(r["score"]), _props(r["node"])) for r in records]
-
     @abstractmethod
-    def _fulltext_query(self, text: str) -> str:
-        """Turn free text into this backend's full-text query syntax (words OR-ed, escaped)."""
+    def fulltext_search(self, label: str, text: str, k: int) -> list[TextHit]:
+        """Up to ``k`` nodes of ``label`` matching the words of ``text``, best first."""
 
     def read_projection(self, name: str, params: Mapping[str, Any] | None = None) -> Projection:
         """Read a projection from a named query returning ``source, target, weight`` rows.
@@ -322,7 +309,8 @@ def check_embedder(meta: Mapping[str, Any], embedder: EmbedderSpec, location: st
         )
 
 
-def _props(node: Mapping[str, Any] | None) -> dict[str, Any]:
+def node_props(node: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A node's properties as returned by a query, without its vector and nulls."""
     return {k: v for k, v in (node or {}).items() if k != "embedding" and v is not None}
 
 

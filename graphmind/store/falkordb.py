@@ -14,7 +14,6 @@ import json
 import logging
 import math
 import os
-import re
 import time
 from collections.abc import Mapping
 from importlib import metadata
@@ -28,7 +27,8 @@ from redis.retry import Retry
 
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.errors import QueryFailedError, QueryParameterError, StoreError
-from graphmind.store.base import GraphStore, IndexInfo, QueryResult
+from graphmind.store.base import GraphStore, IndexInfo, QueryResult, TextHit, node_props
+from graphmind.store.bm25 import pool_terms, query_terms, rank
 from graphmind.store.lock import StoreLock
 from graphmind.store.registry import QueryRegistry
 from graphmind.store.schema import (
@@ -37,14 +37,14 @@ from graphmind.store.schema import (
     NODE_LABELS,
     PROPERTY_INDEXES,
     VECTOR_LABELS,
+    fulltext_index,
 )
 
 log = logging.getLogger(__name__)
 
 SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "everysec"}
 EF_RUNTIME = 100
-_WORD = re.compile(r"\w+", re.UNICODE)
-MAX_QUERY_WORDS = 32
+POOL_SIZE = 1000  # most nodes a full-text query ranks by BM25
 
 
 class FalkorDBLiteStore(GraphStore):
@@ -153,9 +153,32 @@ class FalkorDBLiteStore(GraphStore):
         lite = metadata.version("falkordblite")
         return f"FalkorDB {falkor} (server {redis_version})", f"embedded, falkordblite {lite}", None
 
-    def _fulltext_query(self, text: str) -> str:
-        words = _WORD.findall(text)[:MAX_QUERY_WORDS]
-        return "|".join(words)
+    def fulltext_search(self, label: str, text: str, k: int) -> list[TextHit]:
+        """BM25 over the nodes holding the query's rarer words (see ``store.bm25``)."""
+        terms = query_terms(text)
+        if not terms:
+            return []
+        df = {
+            str(r["term"]): int(r["df"])
+            for r in self.run("store/fulltext_term_counts", {"label": label, "terms": terms})
+        }
+        if not df:
+            return []
+        rare = pool_terms(df, POOL_SIZE)
+        common = [t for t in df if t not in rare]
+        nodes: dict[str, dict[str, Any]] = {}
+        for words in (rare, common):
+            if not words or len(nodes) >= k:
+                break  # the common words only fill a pool smaller than k
+            pool = self.run(
+                "store/fulltext_pool",
+                {"label": label, "query": "|".join(words), "limit": POOL_SIZE},
+            )
+            nodes.update((str(r["id"]), node_props(r["node"])) for r in pool)
+        field = fulltext_index(label).property
+        n_docs = int(self.run("store/count_label", label=label)[0]["count"])
+        ranked = rank(((i, str(p.get(field, ""))) for i, p in nodes.items()), df, n_docs, int(k))
+        return [TextHit(i, score, nodes[i]) for i, score in ranked]
 
     def wipe(self) -> None:
         try:

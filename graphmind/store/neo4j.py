@@ -7,7 +7,6 @@ transaction. Schema statements run one at a time with ``IF NOT EXISTS``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +17,8 @@ from neo4j.graph import Node, Path, Relationship
 from graphmind import __version__
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.errors import QueryFailedError, StoreError
-from graphmind.store.base import GraphStore, IndexInfo, QueryResult
+from graphmind.store.base import GraphStore, IndexInfo, QueryResult, TextHit, node_props
+from graphmind.store.bm25 import query_terms
 from graphmind.store.registry import QueryRegistry
 from graphmind.store.schema import (
     FULLTEXT_INDEXES,
@@ -27,11 +27,10 @@ from graphmind.store.schema import (
     PROPERTY_INDEXES,
     VECTOR_LABELS,
     constraint_name,
+    fulltext_index,
     vector_index_name,
 )
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-MAX_QUERY_WORDS = 32
 WIPE_BATCH = 10_000
 
 
@@ -137,9 +136,16 @@ class Neo4jStore(GraphStore):
             self._gds = self._server()[2] is not None
         return self._gds
 
-    def _fulltext_query(self, text: str) -> str:
-        words = [w.lower() for w in _WORD.findall(text)[:MAX_QUERY_WORDS]]
-        return " OR ".join(words)
+    def fulltext_search(self, label: str, text: str, k: int) -> list[TextHit]:
+        """Lucene's BM25 over the label's full-text index, the words OR-ed."""
+        terms = query_terms(text)
+        if not terms:
+            return []
+        records = self.run(
+            "store/fulltext_search",
+            {"index": fulltext_index(label).name, "query": " OR ".join(terms), "k": int(k)},
+        )
+        return [TextHit(r["id"], float(r["score"]), node_props(r["node"])) for r in records]
 
     def wipe(self) -> None:
         for label in NODE_LABELS:
