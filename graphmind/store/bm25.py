@@ -52,15 +52,15 @@ def rank(
     ``n_docs`` is the size of the indexed collection; document lengths are normalised
     by the pool's average length. Ties go to the smaller id, so results are stable.
     """
+    weights = {stem(t): idf(d, max(n_docs, d)) for t, d in df.items()}
+    surface = {form: s for s in weights for form in (s, s + "s")}  # the forms stem() folds
     pooled: list[tuple[str, Counter[str], int]] = []
     for doc_id, text in docs:
-        tokens = [stem(w.lower()) for w in _WORD.findall(text)]
-        pooled.append((doc_id, Counter(tokens), len(tokens)))
+        tokens = _WORD.findall(text.lower())
+        pooled.append((doc_id, Counter(surface[w] for w in tokens if w in surface), len(tokens)))
     if not pooled:
         return []
     avg_len = sum(n for _, _, n in pooled) / len(pooled) or 1.0
-    n = max(n_docs, max(df.values(), default=0))
-    weights = {stem(t): idf(d, n) for t, d in df.items()}
     scored: list[tuple[str, float]] = []
     for doc_id, counts, length in pooled:
         norm = K1 * (1 - B + B * length / avg_len)

@@ -166,19 +166,22 @@ class FalkorDBLiteStore(GraphStore):
             return []
         rare = pool_terms(df, POOL_SIZE)
         common = [t for t in df if t not in rare]
-        nodes: dict[str, dict[str, Any]] = {}
+        field = fulltext_index(label).property
+        texts: dict[str, str] = {}
         for words in (rare, common):
-            if not words or len(nodes) >= k:
+            if not words or len(texts) >= k:
                 break  # the common words only fill a pool smaller than k
             pool = self.run(
                 "store/fulltext_pool",
                 {"label": label, "query": "|".join(words), "limit": POOL_SIZE},
+                text_property=field,
             )
-            nodes.update((str(r["id"]), node_props(r["node"])) for r in pool)
-        field = fulltext_index(label).property
+            texts.update((str(r["id"]), str(r["text"] or "")) for r in pool)
         n_docs = int(self.run("store/count_label", label=label)[0]["count"])
-        ranked = rank(((i, str(p.get(field, ""))) for i, p in nodes.items()), df, n_docs, int(k))
-        return [TextHit(i, score, nodes[i]) for i, score in ranked]
+        ranked = rank(texts.items(), df, n_docs, int(k))
+        found = self.run("store/nodes_by_id", {"ids": [i for i, _ in ranked]}, label=label)
+        nodes = {str(r["id"]): node_props(r["node"]) for r in found}
+        return [TextHit(i, score, nodes.get(i, {})) for i, score in ranked]
 
     def wipe(self) -> None:
         try:
