@@ -1,10 +1,11 @@
 """BM25 ranking for full-text hits whose backend score ignores how rare a word is.
 
 FalkorDB's full-text index (RediSearch) finds the nodes holding a query word, but the
-score it yields grows with term frequency only: a question's common words ("film",
-"the") outrank the rare names that identify the passage. GraphMind therefore asks the
-index for each word's document frequency, pools the nodes holding the rarer words and
-ranks them with Okapi BM25 over their text (Lucene, behind Neo4j, already does this).
+score it yields cannot be trusted for ranking: on a built 2Wiki store it scored the
+common "film" 3.0 and the rare title word "Aatma" 1.2, so a question's common words
+buried the passage it names. GraphMind therefore asks the index for each word's
+document frequency, pools the nodes holding the rarer words and ranks them with Okapi
+BM25 over their text (Lucene, behind Neo4j, already does this).
 """
 
 from __future__ import annotations
