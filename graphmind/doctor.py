@@ -7,7 +7,7 @@ from typing import Any
 
 from graphmind.config import Settings
 from graphmind.errors import GraphMindError
-from graphmind.llm import describe_llm
+from graphmind.llm import choose_llm, describe_llm
 from graphmind.store import StoreInfo, open_store
 
 
@@ -59,4 +59,21 @@ def run_doctor(settings: Settings) -> DoctorReport:
     ]
     if pending:
         report.problems.append("indexes not online: " + ", ".join(pending))
+    report.problems.extend(_local_model_problems(settings))
     return report
+
+
+def _local_model_problems(settings: Settings) -> list[str]:
+    """The local model's one-token test, run in a child process so a crash of llama.cpp
+    (a native build on a CPU it does not run on) is reported, not suffered."""
+    from graphmind.llm.llamacpp_provider import llama_cpp_available
+    from graphmind.llm.smoke import check_local_model
+
+    try:
+        choice = choose_llm(settings)
+    except GraphMindError:
+        return []  # already shown as the LLM line ("invalid: ...")
+    if choice.kind != "llama-cpp" or choice.gguf_path is None or not llama_cpp_available():
+        return []
+    problem = check_local_model(choice.gguf_path)
+    return [problem] if problem else []

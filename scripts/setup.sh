@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
 # Creates .venv with Python >= 3.12 and installs GraphMind into it (idempotent).
-# Usage: scripts/setup.sh [EXTRAS]   e.g. scripts/setup.sh dev
+# Usage: scripts/setup.sh [EXTRAS]   e.g. scripts/setup.sh dev,local
+#
+# With the `local` extra, llama-cpp-python is built once as a portable wheel (see
+# install_llama below) and kept in a wheel cache keyed by its version and build flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# llama-cpp-python's default build is native (-march=native). On CPUs with AMX
+# (recent Xeons) that build compiles ggml's AMX kernel, which segfaults on every
+# prompt (in ggml_backend_amx_mul_mat); turning the AMX options off does not help
+# while GGML_NATIVE is on. A portable AVX2 build runs on every x86-64 CPU since
+# 2013 and is what we install everywhere. Override with GRAPHMIND_LLAMA_CMAKE_ARGS.
+LLAMA_VERSION=0.3.36
+LLAMA_CMAKE_ARGS=${GRAPHMIND_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF}
+WHEEL_CACHE=${GRAPHMIND_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/graphmind/wheels}
 
 find_python() {
   local candidate
@@ -20,15 +32,44 @@ find_python() {
   return 1
 }
 
+# pip, without the notes about index locations of the machine's pip configuration;
+# pip's own exit status still counts (pipefail).
+pip() {
+  .venv/bin/python -m pip "$@" --disable-pip-version-check 2>&1 |
+    { grep -v "is ignored: it is neither a file nor a directory" || true; }
+}
+
+# Installs the portable llama-cpp-python wheel. pip's own cache ignores CMAKE_ARGS
+# (a machine that once built the native wheel would get it back), so the wheel is
+# built with --no-cache-dir into a directory keyed by version and flags, and the
+# venv records which build it holds: a venv with another build gets this one.
+install_llama() {
+  local key dir marker
+  key=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)
+  dir="$WHEEL_CACHE/llama-cpp-python-$LLAMA_VERSION-$key"
+  marker=.venv/.llama-cpp-build
+  if [ -f "$marker" ] && [ "$(cat "$marker")" = "$key" ]; then return 0; fi
+  if ! ls "$dir"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    echo "building llama-cpp-python $LLAMA_VERSION (portable: $LLAMA_CMAKE_ARGS); this takes 4-9 minutes once"
+    mkdir -p "$dir"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" pip wheel --quiet --no-cache-dir --no-deps -w "$dir.tmp" \
+      "llama-cpp-python==$LLAMA_VERSION"
+    mv "$dir.tmp"/llama_cpp_python-*.whl "$dir"/ && rm -rf "$dir.tmp"
+  fi
+  pip install --quiet --force-reinstall --no-deps "$dir"/llama_cpp_python-*.whl
+  pip install --quiet "$dir"/llama_cpp_python-*.whl  # its dependencies (numpy, jinja2, …)
+  echo "$key" > "$marker"
+}
+
 if [ ! -x .venv/bin/python ]; then
   python=$(find_python) || { echo "GraphMind needs Python >= 3.12 (set GRAPHMIND_PYTHON)" >&2; exit 1; }
   echo "creating .venv with $python"
   "$python" -m venv .venv
-  .venv/bin/python -m pip install --quiet --upgrade pip
+  pip install --quiet --upgrade pip
 fi
 extras=${1:-}
+case ",$extras," in *,local,*) install_llama ;; esac
 spec="."
 [ -n "$extras" ] && spec=".[$extras]"
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e "$spec" 2>&1 |
-  grep -v "is ignored: it is neither a file nor a directory" || true
+pip install --quiet -e "$spec"
 .venv/bin/python -c 'import graphmind' >/dev/null

@@ -3,15 +3,25 @@ uninterrupted build: no duplicates, no half-written documents."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from buildkit import build, dump, scripted_llm
 from conftest import open_falkordb
+from graphmind.store.watchdog import alive
+
+
+def server_pid(db: Path) -> int:
+    """The PID of the embedded server running a store, from the settings it leaves."""
+    settings = json.loads(db.with_name(db.name + ".settings").read_text())
+    return int(Path(settings["pidfile"]).read_text().strip())
+
 
 CHILD = textwrap.dedent(
     """
@@ -102,8 +112,15 @@ def test_killed_build_resumes_to_the_uninterrupted_graph(tmp_path: Path) -> None
         line = child.stdout.readline()
         assert line, "the child build ended before it could be killed"
         batches += line.strip() == "batch"
+    server = server_pid(db)
+    assert alive(server)
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
+    # before any other command: the killed build's embedded server goes within seconds
+    deadline = time.monotonic() + 15
+    while alive(server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(server), "the embedded server outlived the killed build"
 
     store = open_falkordb(db)
     try:

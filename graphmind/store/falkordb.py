@@ -2,7 +2,8 @@
 
 Measured traps handled here: no socket timeout and no client retry (redis-py would
 re-send a slow write); ``appendonly yes`` on every open; an OS lock so two processes
-never share one file; a server orphaned by a killed process is shut down (saving)
+never share one file; a watchdog process shuts the server down (saving) when this
+process dies without closing the store, and a server orphaned anyway is shut down
 before the store is reopened; vectors go in through ``vecf32()`` (see ``{{VEC}}`` in
 the registry); vector indexes get ``efRuntime`` >= 100; the vector score (a cosine
 distance) is turned into a similarity in the query.
@@ -39,6 +40,7 @@ from graphmind.store.schema import (
     VECTOR_LABELS,
     fulltext_index,
 )
+from graphmind.store.watchdog import start_watchdog, stop_watchdog
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +70,13 @@ class FalkorDBLiteStore(GraphStore):
         try:
             stop_orphan_server(self.location)
             self._db = _open_server(self.location)
+            # the server is a process of its own: it must not outlive this one
+            self._watchdog = start_watchdog(self._db.client.pid, self._db.client.socket_file)
             self._graph = self._db.select_graph(graph_name)
             self.run("store/open_graph", write=True)
         except Exception:
+            if hasattr(self, "_watchdog"):
+                stop_watchdog(self._watchdog)
             if hasattr(self, "_db"):
                 self._db.close()
             self._lock.release()
@@ -196,6 +202,7 @@ class FalkorDBLiteStore(GraphStore):
         if not self._lock.held:
             return
         try:
+            stop_watchdog(self._watchdog)
             self._db.close()
         finally:
             self._lock.release()
