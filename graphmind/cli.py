@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmind import __version__
+from graphmind.ask.loop import AskOptions
 from graphmind.config import Settings, load_settings
 from graphmind.doctor import DoctorReport, run_doctor
 from graphmind.errors import GraphMindError, QueryFailedError
@@ -37,6 +38,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except GraphMindError as exc:
             _fail(exc)
+
+
+_ASK_DEFAULTS = AskOptions()  # the CLI's ask and eval defaults are the loop's
 
 
 @click.group(cls=_Group)
@@ -210,8 +214,22 @@ def build(
     show_default=True,
     help="'naive' is the baseline: vector top-k and one answer call.",
 )
-@click.option("--max-rounds", default=3, show_default=True, help="Rounds of the evidence loop.")
-@click.option("--k", "k", default=20, show_default=True, help="Candidate chunks per round.")
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(min=1),
+    default=_ASK_DEFAULTS.max_rounds,
+    show_default=True,
+    help="Rounds of the evidence loop.",
+)
+@click.option(
+    "--k",
+    "k",
+    type=click.IntRange(min=1),
+    default=_ASK_DEFAULTS.k,
+    show_default=True,
+    help="Passages of the vector top-k (the naive baseline's); round 1 adds a few from "
+    "the other retrievers.",
+)
 @click.option(
     "--memory",
     type=click.Choice(["off", "profiles", "full"]),
@@ -239,8 +257,6 @@ def ask(
     from graphmind.cli_ask import decision_as_dict, print_decision, print_round
     from graphmind.memory.session import MemoryOptions
 
-    if max_rounds < 1 or k < 1:
-        raise click.BadParameter("--max-rounds and --k must be at least 1")
     options = AskOptions(
         mode=mode,  # type: ignore[arg-type]
         max_rounds=max_rounds,
@@ -348,8 +364,10 @@ def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: b
     show_default=True,
     help="Comma-separated configurations to compare.",
 )
-@click.option("--k", "k", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--max-rounds", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--k", "k", type=click.IntRange(min=1), default=_ASK_DEFAULTS.k, show_default=True)
+@click.option(
+    "--max-rounds", type=click.IntRange(min=1), default=_ASK_DEFAULTS.max_rounds, show_default=True
+)
 @click.option(
     "--protocol",
     type=click.Choice(["sequential", "given"]),

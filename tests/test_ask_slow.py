@@ -1,7 +1,7 @@
 """End to end with a real local model: build a few paragraphs, ask, get a cited answer.
 
-The judge needs Qwen2.5-Coder-1.5B: the 0.5B model, fine for extraction, copies the
-prompt's example into its verdicts and picks the wrong passage about half the time.
+The loop needs Qwen2.5-Coder-1.5B: the 0.5B model, fine for extraction, picks the wrong
+passage about half the time.
 """
 
 from __future__ import annotations

@@ -35,20 +35,9 @@ def responder(messages: list[Message]) -> str:
     gold = ANSWERS.get(question, "")
     found = numbered(messages)
     stating = [n for n, t in found.items() if gold and gold.lower() in t.lower()]
-    if messages[0]["content"].startswith("You judge evidence"):
-        verdicts = [
-            {"ref": n, "verdict": "used" if n in stating else "rejected", "reason": "r"}
-            for n in found
-        ]
-        grade = "EXACT" if stating else "NONE"
-        return json.dumps(
-            {
-                "verdicts": verdicts,
-                "draft_answer": gold if stating else "",
-                "sufficiency": grade,
-                "confidence": 0.9 if stating else 0.0,
-            }
-        )
+    if messages[-1]["content"].startswith("Check your answer"):
+        done = bool(json.loads(messages[-2]["content"])["answer"])
+        return json.dumps({"complete": done, "missing": "" if done else "the answer"})
     return json.dumps({"answer": gold, "citations": stating, "abstain": not stating})
 
 

@@ -136,7 +136,7 @@ def test_rate_limit_and_server_error_are_retried(serve: Callable[..., FakeServer
     assert first["model"] == "test-model" and first["max_tokens"] == 1024
     assert first["response_format"]["type"] == "json_schema"
     assert first["response_format"]["json_schema"]["schema"] == Entities.model_json_schema()
-    assert "matches this JSON schema" in first["messages"][0]["content"]
+    assert "matches this JSON schema" in first["messages"][-1]["content"]
     usage = llm.ledger.get("extract")
     assert (usage.calls, usage.retries, usage.prompt_tokens, usage.completion_tokens) == (
         1,
@@ -164,8 +164,8 @@ def test_json_schema_rejected_falls_back_to_json_object_for_the_session(
         "json_object",
     ]
     fallback = server.requests[1]["messages"]
-    assert "matches this JSON schema" in fallback[0]["content"]
-    assert '"entities"' in fallback[0]["content"]
+    assert "matches this JSON schema" in fallback[-1]["content"]
+    assert '"entities"' in fallback[-1]["content"]
     assert chat.mode == "json_object" and not chat.supports_schema
     llm.structured("extract", [*MESSAGES[:1], {"role": "user", "content": "Other."}], Entities)
     assert server.requests[2]["response_format"]["type"] == "json_object"

@@ -25,7 +25,7 @@ from graphmind.memory.querytypes import assign_query_type
 from graphmind.memory.session import MemoryOptions
 from graphmind.store.base import GraphStore
 from graphmind.store.registry import default_root
-from test_ask import QUESTION, asked_on_disk, chunk_of, corpus_store, loop, responder
+from test_ask import QUESTION, asked_on_disk, chunk_of, corpus_store, is_check, loop, responder
 
 __all__ = ["corpus_store"]  # the fixture, re-used
 
@@ -33,13 +33,14 @@ AUDIT = sorted((default_root() / "audit").glob("*.cypher"))
 
 
 class Recorder:
-    """The scripted responder, keeping every judge prompt it is shown."""
+    """The scripted responder, keeping every answer prompt it is shown (the prompts
+    that carry the passages and their profiles)."""
 
     def __init__(self) -> None:
         self.judge_prompts: list[str] = []
 
     def __call__(self, messages: list[Message]) -> str:
-        if messages[0]["content"].startswith("You judge evidence"):
+        if messages[0]["content"].startswith("You answer") and not is_check(messages):
             self.judge_prompts.append(messages[1]["content"])
         return responder(messages)
 
@@ -113,12 +114,13 @@ def test_fourth_prompt_carries_the_profile(corpus_store: GraphStore, tmp_path: P
     block = block_of(recorder.judge_prompts, text_of(corpus_store, x))
     assert "[EVIDENCE PROFILE] Evaluated 3 times in prior correct decisions." in block
     assert "rejected 3/3" in block and "used 0/3" in block
-    assert 'Top reason (rejected, 3/3): "another movie"' in block
+    assert 'Top reason (rejected, 3/3): "not cited for the answer"' in block
     assert "Reliability: 0.00." in block
     # a chunk the answer used carries the opposite profile
     used = chunk_of(corpus_store, "Aldo Vance")
     used_block = block_of(recorder.judge_prompts, text_of(corpus_store, used))
-    assert "used 3/3" in used_block and 'Top reason (used, 3/3): "names the director' in used_block
+    assert "used 3/3" in used_block
+    assert "Top reason (used, 3/3): \"cited for the answer 'Port Ellis'\"" in used_block
     # five decisions judged it, three of them correct and using it: R = 3/5
     assert "Reliability: 0.60." in used_block
     assert fourth.retrieval.profiled > 0 and fourth.retrieval.memory == "profiles"
@@ -172,7 +174,8 @@ def test_full_memory_excludes_what_keeps_being_rejected(
     assert via[0]["size"] == 4 and via[0]["config"] == "default"
     # the profiles mode reads the same graph but excludes nothing
     fifth = asker(corpus_store, tmp_path, "profiles", recorder).ask(QUESTION)
-    assert x in {c.id for c in fifth.rounds[0].candidates} and fifth.retrieval.excluded == []
+    assert x in {c.id for r in fifth.rounds for c in r.candidates}
+    assert fifth.retrieval.excluded == []
 
 
 def test_query_types_online_kmeans(corpus_store: GraphStore, tmp_path: Path) -> None:
@@ -300,7 +303,7 @@ def test_every_audit_query_runs(corpus_store: GraphStore, tmp_path: Path) -> Non
     least = {r["chunk"]: r for r in results["least_reliable"]}
     assert least[x]["reliability"] == 0.0 and least[x]["rejected_correct"] == 3
     themes = {r["chunk"]: r for r in results["rejection_themes"]}
-    assert themes[x]["theme"] == "another movie" and themes[x]["theme_pct"] == 100
+    assert themes[x]["theme"] == "not cited for the answer" and themes[x]["theme_pct"] == 100
     funnel = results["retrieval_funnel"]
     assert sum(r["decisions"] for r in funnel) == 4
     assert sum(r["correct"] for r in funnel) == 3 and sum(r["with_feedback"] for r in funnel) == 4

@@ -1,10 +1,16 @@
-"""The iterative evidence loop, top-down: retrieve, judge, stop or evolve, answer, record.
+"""The iterative evidence loop, top-down: retrieve, read, check, stop or evolve, answer,
+record.
 
 ToG-3's Retriever / Responder / Reflector / Constructor, EviMem's graded sufficiency
-with a missing-information diagnosis and dual-path retrieval, ComoRAG's probes and
-memory cues, and QRMeM's failure-reason-guided graph expansion. Every step is named
-Cypher plus at most one LLM call; nothing is written until the whole decision is
-known, and then in one atomic query.
+with a missing-information diagnosis and dual-path retrieval, IRCoT / self-ask's one
+follow-up query naming the bridge entity, and QRMeM's failure-reason-guided graph
+expansion. Each round asks the model two small things: an answer with the passages it
+rests on (the naive baseline's call, over at least the naive baseline's passages), then,
+as the next turn of the same conversation (so a prefix-caching model reads only that
+turn), whether a link is missing and what to search for. The round's grade and verdicts
+follow from what was cited and whether the answer is stated in it. A later round
+replaces the answer only when its answer is grounded in what it cites. Nothing is
+written until the whole decision is known, and then in one atomic query.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from graphmind.ask.models import (
     Answer,
     Candidate,
+    Check,
     Citation,
     Decision,
     Judgement,
@@ -28,12 +35,13 @@ from graphmind.ask.models import (
     Sufficiency,
     Verdict,
 )
-from graphmind.ask.prompts import answer_messages, judge_messages, prompt_version
+from graphmind.ask.prompts import answer_messages, check_messages, prompt_version
 from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
 from graphmind.extract.extractor import ChunkText, extract_chunks
 from graphmind.extract.writer import write_extractions
 from graphmind.memory.decisions import write_decision
 from graphmind.memory.session import MemoryOptions, MemorySession
+from graphmind.scoring import normalize_answer
 from graphmind.store.base import GraphStore
 
 if TYPE_CHECKING:
@@ -48,6 +56,10 @@ TEMPORAL = re.compile(
 )
 EXPAND_RELATIONS = 3
 EVOLVE_CHUNKS = 3
+ANSWER_MAX_TOKENS = 96  # a short answer and a few passage numbers
+CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
+GROUNDED = 0.5  # share of the answer's words a cited passage must state
+FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after
 
 
 @dataclass
@@ -55,15 +67,13 @@ class AskOptions:
     """The loop's knobs."""
 
     mode: Literal["loop", "naive"] = "loop"
-    max_rounds: int = 3
-    k: int = 20
-    stop_confidence: float = 0.6
-    temporal_stop_confidence: float = 0.8
-    abstain_confidence: float = 0.5
+    max_rounds: int = 2
+    k: int = 10  # the naive baseline's passages; round 1 shows these first
+    extra: int = 4  # round 1: more candidates from the other retrievers, after those k
+    follow_up: int = 6  # later rounds: new candidates beside the cited ones
     context_tokens: int = 2500
     expand: bool = True
-    evolve_graph: bool = True
-    synthesize: bool = False  # always write the answer with its own LLM call
+    evolve_graph: bool = False  # extract triplets from cited chunks at question time
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
 
@@ -87,6 +97,7 @@ class _State:
     vectors: dict[str, list[float]] = field(default_factory=dict)  # query -> embedding
     fused: set[str] = field(default_factory=set)  # every fused chunk, before exclusion
     retrieve_ms: float = 0.0
+    checks: list[Check | None] = field(default_factory=list)  # per round
 
     def used(self) -> list[Candidate]:
         """Every candidate judged used, earliest round first, once."""
@@ -135,17 +146,21 @@ class AskLoop:
             for number in range(1, self.options.max_rounds + 1):
                 queries = self.next_queries(state)
                 found = self.retrieve(state, queries)
-                judgement = self.judge(state, found)
+                asked, reply = self.read(state, found)
+                final = number == self.options.max_rounds
+                check = None if final else self.check(state, asked, reply)
+                judgement = grade(found, reply, check)
+                state.checks.append(check)
                 self.remember(state, number, queries, found, judgement)
-                if self.sufficient(state, judgement) or number == self.options.max_rounds:
+                if final or not self.goes_on(state, judgement, check):
                     break
                 self.evolve(state, judgement)
-        answer, citations, abstained = self.answer(state)
+        chosen, answer, citations = self.answer(state)
         last = state.rounds[-1]  # the answer's time and tokens count with the last round
         last.store_ms += state.pending_store_ms
         last.llm_ms += state.pending_llm_ms
         last.tokens += self.llm.ledger.total().total_tokens - state.tokens_mark
-        decision = self.decision(state, answer, citations, abstained, started, tokens_before)
+        decision = self.decision(state, chosen, answer, citations, started, tokens_before)
         with self._timed(state, "store"):
             write_decision(
                 self.store, decision, agent_model=self.llm.model_id, prompt_version=prompt_version()
@@ -178,17 +193,10 @@ class AskLoop:
         return state
 
     def next_queries(self, state: _State) -> list[str]:
-        """Round 1: the question. Later: the question (anchor) and the new probes."""
+        """Round 1: the question. Later: the question (anchor) and the follow-up query."""
         if not state.rounds:
             return [state.question]
-        probes = [
-            p
-            for p in state.rounds[-1].judgement.probes
-            if p.lower() not in {q.lower() for q in state.queries}
-        ]
-        if not probes and state.rounds[-1].judgement.missing:
-            probes = [state.rounds[-1].judgement.missing]
-        return [state.question, *probes[:3]]
+        return [state.question, *_new_queries(state)[:1]]
 
     def retrieve(self, state: _State, queries: list[str]) -> list[Candidate]:
         """Hybrid retrieval for each query, fused with the graph expansion; earlier used
@@ -204,11 +212,14 @@ class AskLoop:
                 lists.append({"expand": state.expanded})
             carried = state.used()
             exclude = state.rejected() | {c.id for c in carried}
-            fused = [f for f in fuse(lists, state.k * 2) if f[0] not in exclude]
+            width = state.k + self.options.extra
+            fused = [f for f in fuse(lists, FUSE_ALL) if f[0] not in exclude]
+            if not state.rounds:  # the naive baseline's passages first, in its order
+                fused = _vector_first(fused, lists[0].get("vector:chunk", []), state.k)
             state.fused.update(f[0] for f in fused)
             excluded = state.memory.exclude([f[0] for f in fused])
             fused = [f for f in fused if f[0] not in excluded]
-            room = max(0, state.k - len(carried))
+            room = width if not state.rounds else self.options.follow_up
             fresh = candidates(self.store, fused[:room], state.retrieve.max_triplets)
             found = carried + fresh
             profiles = state.memory.profiles([c.id for c in found])
@@ -221,20 +232,28 @@ class AskLoop:
             c.profile = profiles.get(c.id, "")
         return found
 
-    def judge(self, state: _State, found: list[Candidate]) -> Judgement:
-        """One structured LLM call: a verdict per candidate, a draft, a grade, the gap."""
-        messages = judge_messages(
+    def read(self, state: _State, found: list[Candidate]) -> tuple[list[dict[str, str]], Answer]:
+        """The answer call: a short answer and the passages it rests on."""
+        cues = [f"Still needed: {c.missing}" for c in state.checks if c and c.missing]
+        asked = answer_messages(
             state.question,
             found,
-            state.cues,
-            state.queries[1:],
+            cues[-1:],
+            "",
             temporal=state.temporal,
             budget_tokens=self.options.context_tokens,
         )
         with self._timed(state, "llm"):
-            judgement = self.llm.structured("judge", messages, Judgement)
-        judgement.verdicts = _one_verdict_per_candidate(judgement.verdicts, len(found))
-        return judgement
+            reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
+        reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
+        return asked, reply
+
+    def check(self, state: _State, asked: list[dict[str, str]], reply: Answer) -> Check:
+        """The answer's check, as the next turn of its conversation: a missing link and a
+        follow-up query that names what it is about."""
+        messages = check_messages(asked, reply, temporal=state.temporal)
+        with self._timed(state, "llm"):
+            return self.llm.structured("check", messages, Check, max_tokens=CHECK_MAX_TOKENS)
 
     def remember(
         self, state: _State, number: int, queries: list[str], found: list[Candidate], j: Judgement
@@ -260,22 +279,14 @@ class AskLoop:
         if self.on_round is not None:
             self.on_round(round_)
 
-    def sufficient(self, state: _State, j: Judgement) -> bool:
-        """Stop on EXACT, or INFERRABLE above the (stricter, for time) threshold; never
-        while the judge itself names something missing or an entity not covered, nor on
-        an inference resting on fewer than two used passages."""
-        if j.missing.strip() or any(not c.covered for c in j.coverage):
+    def goes_on(self, state: _State, j: Judgement, check: Check | None) -> bool:
+        """Another round only when it can pay: a query not asked before, and no answer yet
+        or a missing link that says more than the question and the answer already do."""
+        if check is None or not _new_queries(state):
             return False
-        if j.sufficiency is Sufficiency.INFERRABLE and len(state.used()) < 2:
+        if check.complete and j.draft_answer and j.confidence >= GROUNDED:
             return False
-        if j.sufficiency is Sufficiency.EXACT:
-            return not state.temporal or j.confidence >= self.options.stop_confidence
-        threshold = (
-            self.options.temporal_stop_confidence
-            if state.temporal
-            else self.options.stop_confidence
-        )
-        return j.sufficiency is Sufficiency.INFERRABLE and j.confidence >= threshold
+        return not (j.draft_answer and restates(check.missing, state.question, j.draft_answer))
 
     def evolve(self, state: _State, j: Judgement) -> None:
         """The evolving sub-graph (extract triplets from used chunks that have none), then
@@ -325,38 +336,19 @@ class AskLoop:
         with self._timed(state, "store"):
             state.rounds[-1].extracted = write_extractions(self.store, self.embedder, results)
 
-    def answer(self, state: _State) -> tuple[str, list[Candidate], bool]:
-        """The answer from the whole trajectory with citations, or an abstention.
-
-        The last judgement already saw every used passage and every round's cue, so its
-        draft is the trajectory's answer; a separate answer call is made when there is
-        no draft, or always with ``synthesize``.
-        """
-        final = state.rounds[-1].judgement
-        evidence = state.used()
-        weak = final.sufficiency is Sufficiency.NONE or (
-            final.sufficiency is Sufficiency.PARTIAL
-            and final.confidence < self.options.abstain_confidence
-        )
-        if weak or not evidence:
-            return ABSTAIN_ANSWER, [], True
-        draft = final.draft_answer.strip()
-        if draft and not self.options.synthesize:
-            return draft, _supporting(evidence, draft), False
-        messages = answer_messages(
-            state.question,
-            evidence,
-            state.cues,
-            draft,
-            temporal=state.temporal,
-            budget_tokens=self.options.context_tokens,
-        )
-        with self._timed(state, "llm"):
-            out = self.llm.structured("answer", messages, Answer)
-        if out.abstain or not out.answer.strip():
-            return ABSTAIN_ANSWER, [], True
-        cited = [evidence[n - 1] for n in dict.fromkeys(out.citations) if 1 <= n <= len(evidence)]
-        return out.answer.strip(), cited or _supporting(evidence, out.answer), False
+    def answer(self, state: _State) -> tuple[Round | None, str, list[Candidate]]:
+        """The answer of the last round whose answer is grounded in what it cites, else
+        the first answer given (round 1 saw the naive baseline's passages), else an
+        abstention (no round): a weak later round never throws away a supported earlier
+        answer. Returns the chosen round, the answer and the passages it cites."""
+        answered = [r for r in state.rounds if r.judgement.draft_answer]
+        if not answered:
+            return None, ABSTAIN_ANSWER, []
+        grounded = [r for r in answered if r.judgement.confidence >= GROUNDED]
+        chosen = grounded[-1] if grounded else answered[0]
+        j = chosen.judgement
+        cited = [chosen.candidates[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
+        return chosen, j.draft_answer, cited or _supporting(chosen.candidates, j.draft_answer)
 
     def naive_round(self, state: _State) -> None:
         """Baseline: vector top-k chunks and one answer call, recorded like a loop round."""
@@ -381,35 +373,28 @@ class AskLoop:
             budget_tokens=self.options.context_tokens,
         )
         with self._timed(state, "llm"):
-            out = self.llm.structured("answer", messages, Answer)
-        cited = {n for n in out.citations if 1 <= n <= len(found)}
-        grade = Sufficiency.NONE if out.abstain or not out.answer else Sufficiency.INFERRABLE
-        judgement = Judgement(
-            verdicts=[
-                Verdict(ref=n, verdict="used", reason="cited by the answer") for n in sorted(cited)
-            ],
-            draft_answer=out.answer,
-            sufficiency=grade,
-            confidence=0.5 if cited else 0.0,
-        )
+            out = self.llm.structured("answer", messages, Answer, max_tokens=ANSWER_MAX_TOKENS)
+        out.citations = [n for n in out.citations if 1 <= n <= len(found)]
+        judgement = grade(found, out, None)
+        state.checks.append(None)
         self.remember(state, 1, [state.question], found, judgement)
 
     def decision(
         self,
         state: _State,
+        chosen: Round | None,
         answer: str,
         cited: list[Candidate],
-        abstained: bool,
         started: float,
         tokens_before: int,
     ) -> Decision:
-        """Everything the graph keeps about this answer."""
-        final = state.rounds[-1].judgement
+        """Everything the graph keeps about this answer (graded as the round it came from)."""
+        final = (chosen or state.rounds[-1]).judgement
         return Decision(
             id=uuid.uuid4().hex,
             question=state.question,
             answer=answer,
-            abstained=abstained,
+            abstained=chosen is None,
             sufficiency=final.sufficiency,
             confidence=final.confidence,
             mode=self.options.mode,
@@ -467,6 +452,149 @@ class AskLoop:
             else:
                 state.store_ms += ms
                 state.pending_store_ms += ms
+
+
+def grade(found: list[Candidate], reply: Answer, check: Check | None) -> Judgement:
+    """A round's judgement from its answer, its citations and the answer's check.
+
+    Cited passages are used, the others rejected. The confidence is how much of the
+    answer the best cited passage states (its grounding); the grade is EXACT when one cited
+    passage states it, INFERRABLE when it rests on several, PARTIAL when the check found
+    a missing link or the citations do not state the answer, NONE without an answer.
+    """
+    answer = "" if reply.abstain else reply.answer.strip()
+    cited = [n for n in reply.citations if 1 <= n <= len(found)]
+    share = 1.0 / len(cited) if cited else 0.0
+    verdicts = [
+        Verdict(
+            ref=n,
+            verdict="used",
+            reason=f"cited for the answer {answer!r}"[:300],
+            confidence_delta=round(share, 2),
+        )
+        if n in cited
+        else Verdict(
+            ref=n,
+            verdict="rejected",
+            reason="not cited for the answer" if answer else "no answer in it",
+        )
+        for n in range(1, len(found) + 1)
+    ]
+    each = [grounding(answer, [found[n - 1].text]) for n in cited] if answer else []
+    confidence = max(each, default=0.0)
+    stated = [g for g in each if g >= GROUNDED]
+    if not answer:
+        sufficiency = Sufficiency.PARTIAL if cited else Sufficiency.NONE
+    elif (check is not None and not check.complete) or confidence < GROUNDED:
+        sufficiency = Sufficiency.PARTIAL
+    elif stated and len(cited) == 1:
+        sufficiency = Sufficiency.EXACT
+    else:
+        sufficiency = Sufficiency.INFERRABLE
+    missing = "" if check is None or check.complete else check.missing.strip()
+    query = "" if check is None or check.complete else check.query.strip()
+    if not answer and not query:
+        query = missing  # with nothing answered, the missing fact is the search
+    cue = f"Answer {answer!r} from passages {cited}" if answer else ""
+    return Judgement(
+        verdicts=verdicts,
+        draft_answer=answer,
+        sufficiency=sufficiency,
+        confidence=confidence,
+        missing=missing,
+        probes=[query] if query else [],
+        cue=cue,
+    )
+
+
+def grounding(answer: str, texts: list[str]) -> float:
+    """The share of the answer's (normalised) words that the texts state; yes and no
+    count as stated (no passage says "yes")."""
+    words = normalize_answer(answer).split()
+    if not words:
+        return 0.0
+    if words in (["yes"], ["no"]):
+        return 1.0 if texts else 0.0
+    stated = set(normalize_answer(" ".join(texts)).split())
+    return sum(1 for w in words if w in stated) / len(words)
+
+
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "by",
+        "with",
+        "from",
+        "and",
+        "or",
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "been",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "which",
+        "where",
+        "when",
+        "why",
+        "how",
+        "did",
+        "does",
+        "do",
+        "that",
+        "this",
+        "it",
+        "its",
+        "as",
+        "than",
+        "still",
+        "needed",
+        "need",
+        "information",
+        "missing",
+        "about",
+    ]
+)
+
+
+def _stems(text: str) -> set[str]:
+    """Content words, cut to five letters (a crude stem: worked ~ working ~ work)."""
+    return {w[:5] for w in normalize_answer(text).split() if w not in _STOPWORDS}
+
+
+def restates(missing: str, question: str, answer: str) -> bool:
+    """Whether a "missing" diagnosis only restates the question and the answer (a small
+    model's way of saying "nothing", e.g. "Lise Meitner worked with Otto Hahn")."""
+    said = _stems(missing)
+    return not said or said <= _stems(question) | _stems(answer)
+
+
+def _new_queries(state: _State) -> list[str]:
+    """The last round's follow-up queries that were not asked before."""
+    asked = {q.lower() for q in state.queries}
+    return [p for p in state.rounds[-1].judgement.probes if p.lower() not in asked]
+
+
+def _vector_first(
+    fused: list[tuple[str, float, list[str]]], vector: list[str], k: int
+) -> list[tuple[str, float, list[str]]]:
+    """The fused list with the vector list's top ``k`` first, in vector order."""
+    first = vector[:k]
+    by_id = {f[0]: f for f in fused}
+    head = [by_id[c] for c in first if c in by_id]
+    return head + [f for f in fused if f[0] not in set(first)]
 
 
 def _supporting(evidence: list[Candidate], answer: str, limit: int = 5) -> list[Candidate]:

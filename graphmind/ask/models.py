@@ -106,12 +106,30 @@ class Judgement(BaseModel):
         return value
 
 
+MAX_CITATIONS = 4
+
+
 class Answer(BaseModel):
-    """The final answer with the candidate numbers it rests on."""
+    """An answer with the candidate numbers it rests on."""
 
     answer: str = ""
-    citations: list[int] = Field(default_factory=list)
+    citations: list[int] = Field(default_factory=list, max_length=MAX_CITATIONS)
     abstain: bool = False
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _citations(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return list(dict.fromkeys(value))[:MAX_CITATIONS]
+        return value
+
+
+class Check(BaseModel):
+    """The model's check of its own answer: is a link missing, and how to search for it."""
+
+    complete: bool = False
+    missing: str = ""
+    query: str = ""
 
 
 @dataclass

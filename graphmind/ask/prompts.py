@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from graphmind.ask.models import Candidate
+from graphmind.ask.models import Answer, Candidate
+from graphmind.llm.base import schema_instruction, with_instruction
+from graphmind.llm.client import output_schema
 
 HERE = Path(__file__).parent
 CHARS_PER_TOKEN = 4
@@ -25,7 +27,7 @@ def prompt(name: str) -> str:
 def prompt_version() -> str:
     """A short hash of every prompt of the loop (recorded on the Agent node)."""
     digest = hashlib.sha256()
-    for name in ("judge", "answer"):
+    for name in ("judge", "answer", "check"):
         digest.update(prompt(name).encode("utf-8"))
     return digest.hexdigest()[:12]
 
@@ -99,7 +101,9 @@ def answer_messages(
     temporal: bool,
     budget_tokens: int,
 ) -> list[dict[str, str]]:
-    """The final answer's messages, from the whole trajectory."""
+    """An answer call's messages: the question, notes and numbered passages (with their
+    evidence profiles, when any has one). The loop's rounds and the naive baseline share
+    this layout, so with the same passages they send the same prompt."""
     parts = [f"Question: {question}"]
     if temporal:
         parts.append("Give dates as a year or YYYY-MM-DD, as the evidence states them.")
@@ -107,8 +111,30 @@ def answer_messages(
         parts.append("Notes from earlier reasoning:\n" + "\n".join(f"- {c}" for c in cues))
     if draft:
         parts.append(f"Draft answer: {draft}")
-    parts.append("Evidence:\n" + passages(evidence, budget_tokens))
+    if any(c.profile for c in evidence):
+        parts.append(PROFILES_NOTE)
+    parts.append("Evidence:\n" + passages(evidence, budget_tokens, profiles=True))
     return [
         {"role": "system", "content": prompt("answer")},
         {"role": "user", "content": "\n\n".join(parts)},
+    ]
+
+
+def check_messages(
+    asked: list[dict[str, str]], answer: Answer, *, temporal: bool
+) -> list[dict[str, str]]:
+    """The check of an answer, as the next turn of the conversation that produced it.
+
+    The first turns are exactly what the answer call sent, its schema instruction
+    included (the local provider puts it at the end of the last user turn), and the
+    answer is its compact JSON, as the model writes it: llama.cpp, or a server that
+    caches prompt prefixes, then reads only the new turn."""
+    shown = with_instruction(asked, schema_instruction(output_schema(Answer)))
+    check = prompt("check")
+    if temporal:
+        check += "\nThe question is about time: a date counts only when a passage states it."
+    return [
+        *shown,
+        {"role": "assistant", "content": answer.model_dump_json()},
+        {"role": "user", "content": check},
     ]

@@ -55,6 +55,7 @@ class QuestionResult:
     store_ms: float
     decision_id: str | None = None
     rounds: int
+    capped: int = 0  # LLM calls whose output ran to their token cap
     verdicts: dict[str, str] = field(default_factory=dict)
     error: str | None = None
 

@@ -58,6 +58,7 @@ def write_report(
     for dataset in dict.fromkeys(s.dataset for s in summaries):
         lines += _dataset_section(
             dataset,
+            [r for r in results if r.dataset == dataset],
             [s for s in summaries if s.dataset == dataset],
             [t for t in tests if t[0] == dataset],
             [d for d in doses if d.dataset == dataset],
@@ -177,6 +178,7 @@ def _meta_table(meta: dict[str, Any]) -> list[str]:
 
 def _dataset_section(
     dataset: str,
+    results: Sequence[QuestionResult],
     summaries: list[ConfigSummary],
     tests: list[tuple[str, str, int, McNemar]],
     doses: list[DoseCell],
@@ -235,9 +237,59 @@ def _dataset_section(
         lines += [_row(c, str(n), str(m.b), str(m.c), _p(m.p)) for _, c, n, m in tests]
     else:
         lines.append(f"No {BASELINE} baseline with other configurations in this run.")
+    lines += _rounds_table(results)
+    lines += _category_table(results)
     lines += _dose_table(doses)
     lines += _learning_table(curves)
     return [*lines, ""]
+
+
+def _rounds_table(results: Sequence[QuestionResult]) -> list[str]:
+    """Whether rounds pay: how many each configuration used, the accuracy of questions
+    that stopped after one round and of those that went on, and calls that hit a cap."""
+    lines = [
+        "",
+        "### Rounds and token caps",
+        "",
+        "| config | rounds/q | stopped after 1 | Acc (stopped after 1) | Acc (more rounds) "
+        "| calls at their token cap |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    for config, group in by_config(results).items():
+        one = [r for r in group if r.rounds <= 1]
+        more = [r for r in group if r.rounds > 1]
+        lines.append(
+            _row(
+                config[1],
+                f"{sum(r.rounds for r in group) / len(group):.2f}",
+                str(len(one)),
+                _f3(_mean([float(r.correct) for r in one])),
+                _f3(_mean([float(r.correct) for r in more])),
+                str(sum(r.capped for r in group)),
+            )
+        )
+    return lines
+
+
+def _category_table(results: Sequence[QuestionResult]) -> list[str]:
+    """F1 per question category (MuSiQue's hop count, HotpotQA's and 2Wiki's type)."""
+    categories = sorted({r.category or "-" for r in results})
+    configs = list(dict.fromkeys(r.config for r in results))
+    lines = [
+        "",
+        "### F1 by question category",
+        "",
+        "| category | n | " + " | ".join(configs) + " |",
+        "|---|--:|" + "--:|" * len(configs),
+    ]
+    for category in categories:
+        cells = []
+        for config in configs:
+            group = [r for r in results if (r.category or "-") == category and r.config == config]
+            cells.append(_f3(_mean([r.f1 for r in group])))
+        n = sum(1 for r in results if (r.category or "-") == category and r.config == configs[0])
+        lines.append(_row(category, str(n), *cells))
+    return lines
 
 
 def _dose_table(doses: list[DoseCell]) -> list[str]:

@@ -61,8 +61,8 @@ class EvalOptions:
     limit: int | None = 30
     seed: int = 0
     configs: tuple[str, ...] = tuple(CONFIGS)
-    k: int = 10
-    max_rounds: int = 2
+    k: int = AskOptions.k
+    max_rounds: int = AskOptions.max_rounds
     recall_k: tuple[int, ...] = (2, 5, 10)
     protocol: Literal["sequential", "given"] = "sequential"
     extract: Literal["none", "llm"] = "none"
@@ -262,6 +262,7 @@ def _ask(run: _Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) 
         "answers": q.answers,
         "answerable": q.answerable,
     }
+    loop.llm.reset_context()  # each answer starts cold, as a user's question does
     try:
         decision = loop.ask(q.question)
     except LLMError as exc:
@@ -306,6 +307,7 @@ def _ask(run: _Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) 
         store_ms=decision.store_ms,
         decision_id=decision.id,
         rounds=len(decision.rounds),
+        capped=after.capped - before.capped,
         verdicts=_verdicts(decision),
     )
 

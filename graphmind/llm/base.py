@@ -56,12 +56,14 @@ class LLMRequestError(LLMError):
 
 
 def schema_instruction(schema: dict[str, Any] | None) -> str:
-    """The prompt text that stands in for server-side structured output."""
+    """The prompt text that stands in for server-side structured output (without the
+    model's docstring: a small model copies it into its answer)."""
     if schema is None:
         return "Answer with only a JSON object: no explanation, no code fences."
+    shown = {k: v for k, v in compact_schema(schema).items() if k != "description"}
     return (
         "Answer with only a JSON value that matches this JSON schema, with no explanation "
-        "and no code fences:\n" + json.dumps(compact_schema(schema), separators=(",", ":"))
+        "and no code fences:\n" + json.dumps(shown, separators=(",", ":"))
     )
 
 
@@ -84,8 +86,13 @@ def compact_schema(node: Any, *, names: bool = False) -> Any:
 
 
 def with_instruction(messages: list[Message], instruction: str) -> list[Message]:
-    """``messages`` with ``instruction`` appended to the system message (or as a new one)."""
-    if messages and messages[0].get("role") == "system":
-        first = {**messages[0], "content": messages[0]["content"] + "\n\n" + instruction}
-        return [first, *messages[1:]]
-    return [{"role": "system", "content": instruction}, *messages]
+    """``messages`` with ``instruction`` appended to the last user message.
+
+    The instruction (the output schema) differs between tasks, so it goes last: calls
+    that share a system prompt and a long first turn (the passages) then share a prompt
+    prefix, which llama.cpp and prefix-caching servers do not compute again.
+    """
+    if messages and messages[-1].get("role") == "user":
+        last = {**messages[-1], "content": messages[-1]["content"] + "\n\n" + instruction}
+        return [*messages[:-1], last]
+    return [*messages, {"role": "user", "content": instruction}]

@@ -64,10 +64,21 @@ class LLM:
         """The provider's model identity."""
         return self.provider.model_id
 
-    def structured[T: BaseModel](self, task: str, messages: list[Message], output: type[T]) -> T:
-        """Ask for an ``output`` instance; ``task`` names the ledger row and errors."""
+    def structured[T: BaseModel](
+        self,
+        task: str,
+        messages: list[Message],
+        output: type[T],
+        *,
+        max_tokens: int | None = None,
+    ) -> T:
+        """Ask for an ``output`` instance; ``task`` names the ledger row and errors.
+
+        ``max_tokens`` caps this call below the client's cap (a call whose output is
+        small by construction should not be able to run on to the general cap)."""
         schema = output_schema(output)
-        key = cache_key(self.model_id, messages, schema, self.max_tokens, self.temperature)
+        cap = min(max_tokens, self.max_tokens) if max_tokens else self.max_tokens
+        key = cache_key(self.model_id, messages, schema, cap, self.temperature)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -85,7 +96,7 @@ class LLM:
         for attempt in range(self.max_retries + 1):
             if attempt:
                 self.ledger.record_retry(task)
-            completion = self._call(task, conversation, schema, attempt)
+            completion = self._call(task, conversation, schema, attempt, cap)
             try:
                 value = parse_output(completion.text, output)
             except OutputParseError as exc:
@@ -93,9 +104,7 @@ class LLM:
                 conversation = [
                     *messages,
                     {"role": "assistant", "content": completion.text[:_REPAIR_ECHO_CHARS]},
-                    repair_message(
-                        error, truncated=completion.completion_tokens >= self.max_tokens
-                    ),
+                    repair_message(error, truncated=completion.completion_tokens >= cap),
                 ]
                 continue
             if self.cache is not None:
@@ -110,6 +119,7 @@ class LLM:
         conversation: list[Message],
         schema: dict[str, Any],
         attempt: int,
+        max_tokens: int,
     ) -> Completion:
         """One provider call, recorded; a refused request becomes LLMOutputError."""
         call_started = time.monotonic()
@@ -117,7 +127,7 @@ class LLM:
             completion = self.provider.complete(
                 conversation,
                 schema=schema,
-                max_tokens=self.max_tokens,
+                max_tokens=max_tokens,
                 temperature=self.temperature,
             )
         except LLMRequestError as exc:
@@ -132,6 +142,7 @@ class LLM:
             completion_tokens=completion.completion_tokens,
             seconds=time.monotonic() - call_started,
             retries=completion.retries,
+            capped=completion.completion_tokens >= max_tokens,
         )
         return completion
 
@@ -177,6 +188,14 @@ class LLM:
                         pending.cancel()
                     raise
         return [r for r in results if r is not None]
+
+    def reset_context(self) -> None:
+        """Make the next call start cold: a provider that reuses the previous prompt's
+        prefix (llama.cpp) forgets it. Evaluations call it between questions so one
+        configuration's prompt does not speed up another's."""
+        reset = getattr(self.provider, "reset_context", None)
+        if callable(reset):
+            reset()
 
     def close(self) -> None:
         """Close the response cache."""

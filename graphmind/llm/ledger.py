@@ -24,6 +24,7 @@ class TaskUsage:
     retries: int = 0
     failures: int = 0
     cached_tokens: int = 0  # tokens the cache hits cost when they were first asked
+    capped: int = 0  # calls whose output ran to their token cap
 
     @property
     def total_tokens(self) -> int:
@@ -59,11 +60,14 @@ class Ledger:
         completion_tokens: int,
         seconds: float,
         retries: int = 0,
+        capped: bool = False,
     ) -> None:
-        """One real call to the model (``retries``: transport retries it needed)."""
+        """One real call to the model (``retries``: transport retries it needed;
+        ``capped``: its output ran to the token cap)."""
         with self._lock:
             usage = self._usage(task)
             usage.calls += 1
+            usage.capped += int(capped)
             usage.prompt_tokens += prompt_tokens
             usage.completion_tokens += completion_tokens
             usage.seconds += seconds
@@ -111,6 +115,7 @@ class Ledger:
             total.retries += usage.retries
             total.failures += usage.failures
             total.cached_tokens += usage.cached_tokens
+            total.capped += usage.capped
         return total
 
     def as_dict(self) -> dict[str, Any]:

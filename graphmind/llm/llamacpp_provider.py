@@ -125,6 +125,12 @@ class LlamaCppProvider:
             model=self.model_id,
         )
 
+    def reset_context(self) -> None:
+        """Forget the evaluated prompt, so the next call reuses no prefix (fair timing)."""
+        with self._lock:
+            if self._llama is not None:
+                self._llama.reset()
+
     def close(self) -> None:
         """Free the model (it is loaded again on the next call)."""
         with self._lock:
@@ -135,14 +141,22 @@ class LlamaCppProvider:
 
 # Bounds that llama.cpp turns into repetition rules: a string of at most 1,500
 # characters becomes a grammar large enough to crash the sampler (measured: a
-# segmentation fault). Validation of the parsed output still enforces them.
-_UNBOUNDED = ("maxLength", "minLength", "maxItems", "minItems", "pattern")
+# segmentation fault). Validation of the parsed output still enforces them. A small
+# ``maxItems`` is kept: it is what stops a small model from repeating array items
+# until the token cap.
+_UNBOUNDED = ("maxLength", "minLength", "minItems", "pattern")
+MAX_GRAMMAR_ITEMS = 32
 
 
 def grammar_schema(node: Any) -> Any:
     """The schema without the length and pattern bounds the grammar cannot afford."""
     if isinstance(node, dict):
-        return {k: grammar_schema(v) for k, v in node.items() if k not in _UNBOUNDED}
+        return {
+            k: grammar_schema(v)
+            for k, v in node.items()
+            if k not in _UNBOUNDED
+            and not (k == "maxItems" and (not isinstance(v, int) or v > MAX_GRAMMAR_ITEMS))
+        }
     if isinstance(node, list):
         return [grammar_schema(v) for v in node]
     return node

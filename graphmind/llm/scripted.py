@@ -26,7 +26,7 @@ def estimate_tokens(text: str) -> int:
 class ScriptedProvider:
     """Answers each request with ``responder(messages)``: text, or a full Completion.
 
-    ``calls`` counts requests; ``requests`` and ``schemas`` keep copies of them.
+    ``calls`` counts requests; ``requests``, ``schemas`` and ``max_tokens`` keep what each asked.
     """
 
     def __init__(
@@ -43,6 +43,7 @@ class ScriptedProvider:
         self.concurrency = concurrency
         self.requests: list[list[Message]] = []
         self.schemas: list[dict[str, Any] | None] = []
+        self.max_tokens: list[int] = []  # each request's token cap
         self._lock = threading.Lock()
 
     @classmethod
@@ -77,6 +78,7 @@ class ScriptedProvider:
         with self._lock:
             self.requests.append([dict(m) for m in messages])
             self.schemas.append(schema)
+            self.max_tokens.append(max_tokens)
         answer = self.responder(messages)
         if isinstance(answer, Completion):
             return answer
