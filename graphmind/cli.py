@@ -18,6 +18,7 @@ from graphmind.ask.loop import AskOptions
 from graphmind.config import Settings, load_settings
 from graphmind.doctor import DoctorReport, run_doctor
 from graphmind.errors import GraphMindError, QueryFailedError
+from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS
 from graphmind.store import QueryResult, open_store
 from graphmind.store.registry import default_root
 
@@ -209,10 +210,12 @@ def build(
 @click.argument("question")
 @click.option(
     "--mode",
-    type=click.Choice(["loop", "naive"]),
+    type=click.Choice(["loop", "naive", "judged"]),
     default="loop",
     show_default=True,
-    help="'naive' is the baseline: vector top-k and one answer call.",
+    help="'naive' is the baseline: vector top-k and one answer call. 'judged': the same "
+    "passages and one call that judges each (used or rejected, with a reason) and answers; "
+    "with --memory it learns from earlier answers (ROZA's vanilla RAG / Ours-RG / Ours-Full).",
 )
 @click.option(
     "--max-rounds",
@@ -253,7 +256,6 @@ def ask(
 ) -> None:
     """Answer a question from the graph, with citations; the reasoning is recorded in it."""
     from graphmind import api
-    from graphmind.ask.loop import AskOptions
     from graphmind.cli_ask import decision_as_dict, print_decision, print_round
     from graphmind.memory.session import MemoryOptions
 
@@ -360,9 +362,9 @@ def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: b
 @click.option("--seed", default=0, show_default=True, help="Which questions --limit picks.")
 @click.option(
     "--configs",
-    default="naive,loop,profiles,full",
+    default=",".join(DEFAULT_CONFIGS),
     show_default=True,
-    help="Comma-separated configurations to compare.",
+    help="Comma-separated configurations to compare, of: " + ", ".join(CONFIGS) + ".",
 )
 @click.option("--k", "k", type=click.IntRange(min=1), default=_ASK_DEFAULTS.k, show_default=True)
 @click.option(

@@ -269,6 +269,29 @@ def test_llm_failure_in_round_two_writes_nothing(corpus_store: GraphStore, tmp_p
     assert (corpus_store.counts(), corpus_store.relationship_count()) == before
 
 
+def test_judged_mode_keeps_the_models_verdicts_and_reasons(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    def judged(messages: list[Message]) -> str:
+        assert messages[0]["content"].startswith("You judge evidence")
+        found = candidates_in(messages)
+        verdicts = [
+            {"ref": n, "verdict": "used", "reason": "names the director's movie"}
+            if FIRST_HOP in t
+            else {"ref": n, "verdict": "rejected", "reason": "another movie"}
+            for n, t in found.items()
+        ]
+        return json.dumps({"verdicts": verdicts, "answer": "Silent Harbor"})
+
+    decision = loop(corpus_store, tmp_path, judged, mode="judged").ask(QUESTION)
+    (only,) = decision.rounds
+    reasons = {c.title: only.verdict_of(c.id) for c in only.candidates}
+    assert reasons["Aldo Vance"] is not None and reasons["Aldo Vance"].reason.startswith("names")
+    assert {v.reason for t, v in reasons.items() if t != "Aldo Vance" and v} == {"another movie"}
+    assert decision.answer == "Silent Harbor" and decision.mode == "judged"
+    assert [c.title for c in decision.citations] == ["Aldo Vance"]
+
+
 def test_naive_mode_is_recorded_too(corpus_store: GraphStore, tmp_path: Path) -> None:
     decision = loop(corpus_store, tmp_path, mode="naive").ask(QUESTION)
     assert decision.mode == "naive" and len(decision.rounds) == 1

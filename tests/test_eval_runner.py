@@ -14,8 +14,10 @@ from graphmind.embed.hashing import HashingEmbedder
 from graphmind.errors import ConfigError
 from graphmind.eval.datasets import load_dataset
 from graphmind.eval.records import load_results
-from graphmind.eval.runner import CONFIGS, EvalOptions, run_eval
+from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, run_eval
 from graphmind.llm.base import Message
+from graphmind.llm.client import LLM
+from graphmind.llm.scripted import ScriptedProvider
 from graphmind.store import open_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
@@ -35,6 +37,12 @@ def responder(messages: list[Message]) -> str:
     gold = ANSWERS.get(question, "")
     found = numbered(messages)
     stating = [n for n, t in found.items() if gold and gold.lower() in t.lower()]
+    if messages[0]["content"].startswith("You judge evidence"):
+        verdicts = [
+            {"ref": n, "verdict": "used" if n in stating else "rejected", "reason": "r"}
+            for n in found
+        ]
+        return json.dumps({"verdicts": verdicts, "answer": gold if stating else ""})
     if messages[-1]["content"].startswith("Check your answer"):
         done = bool(json.loads(messages[-2]["content"])["answer"])
         return json.dumps({"complete": done, "missing": "" if done else "the answer"})
@@ -53,11 +61,11 @@ def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> No
     embedder = HashingEmbedder(HASH_SPEC)
     report = run_eval(run_dir, options, settings, llm=llm, embedder=embedder)
     results = load_results(run_dir)
-    assert len(results) == 3 * len(CONFIGS)
-    assert {r.config for r in results} == set(CONFIGS)
+    assert len(results) == 3 * len(DEFAULT_CONFIGS)
+    assert {r.config for r in results} == set(DEFAULT_CONFIGS)
     by = {(r.config, r.question_id): r for r in results}
     # same questions, same order, in every configuration
-    for config in CONFIGS:
+    for config in DEFAULT_CONFIGS:
         order = sorted((r for r in results if r.config == config), key=lambda r: r.position)
         assert [r.question_id for r in order] == [
             r.question_id for r in sorted(results, key=lambda r: r.position) if r.config == "naive"
@@ -71,7 +79,7 @@ def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> No
     assert messi.recall_final[10] is not None and messi.recall_final[10] > 0
     assert messi.llm_calls >= 1 and messi.tokens > 0 and messi.rounds >= 1
     # each configuration has its own store, holding its own decisions with gold feedback
-    for config in CONFIGS:
+    for config in DEFAULT_CONFIGS:
         store_settings = settings.model_copy(
             update={"store": f"falkordb-lite://{run_dir / 'stores' / f'{config}.db'}"}
         )
@@ -103,3 +111,39 @@ def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> No
 def test_unknown_configuration(tmp_path: Path, settings: Settings) -> None:
     with pytest.raises(ConfigError, match="unknown configuration"):
         run_eval(tmp_path, EvalOptions("musique", configs=("magic",)), settings)
+
+
+def test_rg_is_vanilla_rag_until_profiles_form(tmp_path: Path, settings: Settings) -> None:
+    """ROZA's configurations: at 0% profile coverage, rg sends exactly vr's prompts; once
+    gold feedback has made profiles, rg's prompts carry them and vr's never do."""
+    run_dir = tmp_path / "run"
+    prompts: dict[str, list[str]] = {}
+
+    def recording(messages: list[Message]) -> str:
+        prompts.setdefault(current["config"], []).append(messages[1]["content"])
+        return responder(messages)
+
+    current = {"config": ""}
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, configs=("vr", "rg"))
+    embedder = HashingEmbedder(HASH_SPEC)
+    for config in ("vr", "rg"):  # one configuration at a time, each with its own store
+        current["config"] = config
+        llm = LLM(ScriptedProvider(recording), cache=None)
+        run_eval(
+            run_dir / config,
+            EvalOptions(**{**options.__dict__, "configs": (config,)}),
+            settings,
+            llm=llm,
+            embedder=embedder,
+        )
+    vr, rg = prompts["vr"], prompts["rg"]
+    assert len(vr) == len(rg) == 3
+    results = {r.question_id: r for r in load_results(run_dir / "rg")}
+    first = min(results.values(), key=lambda r: r.position)
+    assert first.profile_coverage == 0.0
+    for a, b, r in zip(vr, rg, sorted(results.values(), key=lambda r: r.position), strict=True):
+        if r.profile_coverage == 0.0:
+            assert a == b  # byte-identical without profiles
+        else:
+            assert "[EVIDENCE PROFILE]" in b and "[EVIDENCE PROFILE]" not in a
+    assert all(r.verdicts for r in results.values())  # every passage judged

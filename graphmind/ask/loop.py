@@ -29,13 +29,19 @@ from graphmind.ask.models import (
     Check,
     Citation,
     Decision,
+    JudgedAnswer,
     Judgement,
     Retrieval,
     Round,
     Sufficiency,
     Verdict,
 )
-from graphmind.ask.prompts import answer_messages, check_messages, prompt_version
+from graphmind.ask.prompts import (
+    answer_messages,
+    check_messages,
+    judged_messages,
+    prompt_version,
+)
 from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
 from graphmind.extract.extractor import ChunkText, extract_chunks
 from graphmind.extract.writer import write_extractions
@@ -58,6 +64,7 @@ EXPAND_RELATIONS = 3
 EVOLVE_CHUNKS = 3
 ANSWER_MAX_TOKENS = 96  # a short answer and a few passage numbers
 CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
+VERDICT_TOKENS = 32  # one verdict with a short reason
 GROUNDED = 0.5  # share of the answer's words a cited passage must state
 FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after
 
@@ -66,7 +73,7 @@ FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes af
 class AskOptions:
     """The loop's knobs."""
 
-    mode: Literal["loop", "naive"] = "loop"
+    mode: Literal["loop", "naive", "judged"] = "loop"
     max_rounds: int = 2
     k: int = 10  # the naive baseline's passages; round 1 shows these first
     extra: int = 4  # round 1: more candidates from the other retrievers, after those k
@@ -142,6 +149,8 @@ class AskLoop:
         state.tokens_mark = tokens_before
         if self.options.mode == "naive":
             self.naive_round(state)
+        elif self.options.mode == "judged":
+            self.judged_round(state)
         else:
             for number in range(1, self.options.max_rounds + 1):
                 queries = self.next_queries(state)
@@ -376,6 +385,40 @@ class AskLoop:
             out = self.llm.structured("answer", messages, Answer, max_tokens=ANSWER_MAX_TOKENS)
         out.citations = [n for n in out.citations if 1 <= n <= len(found)]
         judgement = grade(found, out, None)
+        state.checks.append(None)
+        self.remember(state, 1, [state.question], found, judgement)
+
+    def judged_round(self, state: _State) -> None:
+        """ROZA's vanilla RAG, and with memory its Ours-RG (evidence profiles beside the
+        passages) and Ours-Full (the planner's exclusions too): the naive baseline's
+        passages and one call that judges every passage, with a reason, and answers."""
+        started = time.perf_counter()
+        with self._timed(state, "store"):
+            vector = self._embed(state, [state.question])[0]
+            hits = self.store.vector_search("Chunk", vector, state.k)
+            state.fused.update(h.id for h in hits)
+            excluded = state.memory.exclude([h.id for h in hits])
+            ranked = [(h.id, h.similarity, ["vector:chunk"]) for h in hits if h.id not in excluded]
+            found = candidates(self.store, ranked, self.options.retrieve.max_triplets)
+            profiles = state.memory.profiles([c.id for c in found])
+        for c in found:
+            c.profile = profiles.get(c.id, "")
+        state.retrieve_ms += (time.perf_counter() - started) * 1000
+        state.queries.append(state.question)
+        messages = judged_messages(
+            state.question,
+            found,
+            temporal=state.temporal,
+            budget_tokens=self.options.context_tokens,
+        )
+        cap = ANSWER_MAX_TOKENS + VERDICT_TOKENS * len(found)
+        with self._timed(state, "llm"):
+            out = self.llm.structured("judge", messages, JudgedAnswer, max_tokens=cap)
+        verdicts = _one_verdict_per_candidate(out.verdicts, len(found))
+        used = [v.ref for v in verdicts if v.verdict == "used"]
+        judgement = grade(found, Answer.model_construct(answer=out.answer, citations=used), None)
+        given = {v.ref: v for v in verdicts}
+        judgement.verdicts = [given.get(v.ref, v) for v in judgement.verdicts]
         state.checks.append(None)
         self.remember(state, 1, [state.question], found, judgement)
 

@@ -124,6 +124,23 @@ class Answer(BaseModel):
         return value
 
 
+MAX_VERDICTS = 32
+
+
+class JudgedAnswer(BaseModel):
+    """A verdict with a reason for every passage, and the answer from the used ones."""
+
+    verdicts: list[Verdict] = Field(default_factory=list, max_length=MAX_VERDICTS)
+    answer: str = ""
+
+    @field_validator("verdicts", mode="before")
+    @classmethod
+    def _verdicts(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return value[:MAX_VERDICTS]
+        return value
+
+
 class Check(BaseModel):
     """The model's check of its own answer: is a link missing, and how to search for it."""
 

@@ -27,7 +27,7 @@ def prompt(name: str) -> str:
 def prompt_version() -> str:
     """A short hash of every prompt of the loop (recorded on the Agent node)."""
     digest = hashlib.sha256()
-    for name in ("judge", "answer", "check"):
+    for name in ("judged", "answer", "check"):
         digest.update(prompt(name).encode("utf-8"))
     return digest.hexdigest()[:12]
 
@@ -66,28 +66,20 @@ def passages(
     return "\n".join(blocks)
 
 
-def judge_messages(
-    question: str,
-    candidates: Sequence[Candidate],
-    cues: Sequence[str],
-    earlier_queries: Sequence[str],
-    *,
-    temporal: bool,
-    budget_tokens: int,
+def judged_messages(
+    question: str, candidates: Sequence[Candidate], *, temporal: bool, budget_tokens: int
 ) -> list[dict[str, str]]:
-    """The judge's messages for one round."""
+    """The one-call judged answer's messages (ROZA's vanilla RAG): a verdict with a
+    reason for every passage, and the answer. With no evidence profile among the
+    candidates, the prompt is the same whatever the memory mode."""
     parts = [f"Question: {question}"]
     if temporal:
-        parts.append("This question is about time: only EXACT or well-supported dates count.")
-    if cues:
-        parts.append("What earlier rounds learned:\n" + "\n".join(f"- {c}" for c in cues))
-    if earlier_queries:
-        parts.append("Earlier queries: " + "; ".join(earlier_queries))
+        parts.append("Give dates as a year or YYYY-MM-DD, as the passages state them.")
     if any(c.profile for c in candidates):
         parts.append(PROFILES_NOTE)
-    parts.append("Candidates:\n" + passages(candidates, budget_tokens, profiles=True))
+    parts.append("Passages:\n" + passages(candidates, budget_tokens, profiles=True))
     return [
-        {"role": "system", "content": prompt("judge")},
+        {"role": "system", "content": prompt("judged")},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
 

@@ -40,12 +40,17 @@ if TYPE_CHECKING:
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
 
-CONFIGS: dict[str, tuple[Literal["loop", "naive"], Literal["off", "profiles", "full"]]] = {
+Mode = Literal["loop", "naive", "judged"]
+CONFIGS: dict[str, tuple[Mode, Literal["off", "profiles", "full"]]] = {
     "naive": ("naive", "off"),  # vector top-k, one answer call
     "loop": ("loop", "off"),  # the evidence loop without memory
     "profiles": ("loop", "profiles"),  # + the reasoning graph (evidence profiles)
     "full": ("loop", "full"),  # + the retrieval graph (planner)
+    "vr": ("judged", "off"),  # ROZA's vanilla RAG: vector top-k, one judged answer call
+    "rg": ("judged", "profiles"),  # + evidence profiles beside the passages (Ours-RG)
+    "rg-full": ("judged", "full"),  # + the planner's exclusions (Ours-Full)
 }
+DEFAULT_CONFIGS = ("naive", "loop", "profiles", "full")
 RUN_FILE = "run.json"
 CONSISTENCY_FILE = "consistency.jsonl"
 BUILT_MARK = "built"
@@ -60,7 +65,7 @@ class EvalOptions:
     questions: Path | None = None  # another question file in the dataset's format
     limit: int | None = 30
     seed: int = 0
-    configs: tuple[str, ...] = tuple(CONFIGS)
+    configs: tuple[str, ...] = DEFAULT_CONFIGS
     k: int = AskOptions.k
     max_rounds: int = AskOptions.max_rounds
     recall_k: tuple[int, ...] = (2, 5, 10)
@@ -345,7 +350,7 @@ def _consistency(
                 row = json.loads(line)
                 done[row["config"], row["question_id"]] = row["runs"]
     out: list[ConsistencyResult] = []
-    pairs = [c for c in ("loop", "profiles") if c in stores]
+    pairs = [c for c in ("loop", "profiles", "vr", "rg", "rg-full") if c in stores]
     for q in order[: run.options.consistency]:
         for config in pairs:
             runs = done.get((config, q.id))
