@@ -3,6 +3,11 @@
 # extra, the offline model, the Cypher linter), then runs ruff, mypy, the Neo4j query
 # lint and the whole test suite, slow end-to-end tests included. Extra arguments go to
 # pytest (e.g. `scripts/test.sh -m "not slow"`).
+#
+# The Neo4j tests run against a real server: unless GRAPHMIND_TEST_NEO4J_URI already names
+# one, the Neo4j 5.26 test server in ../shared/neo4j is started when `java` is on the PATH
+# (data under .graphmind/test-neo4j, ports NEO4J_BOLT_PORT/NEO4J_HTTP_PORT, default 7687 and
+# 7474) and stopped when the tests end, however they end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev,local,eval
@@ -16,4 +21,18 @@ npm ci --prefix scripts --no-audit --no-fund --loglevel=error
 .venv/bin/ruff format --check graphmind tests scripts
 .venv/bin/mypy
 .venv/bin/python scripts/lint_neo4j.py
+neo4j=../shared/neo4j
+if [ -z "${GRAPHMIND_TEST_NEO4J_URI:-}" ]; then
+  if ! command -v java >/dev/null; then
+    echo "java is not on the PATH: the Neo4j tests will be skipped" >&2
+  elif [ ! -x "$neo4j/start.sh" ]; then
+    echo "no Neo4j test server at $neo4j: the Neo4j tests will be skipped" >&2
+  else
+    export NEO4J_RUNTIME=${NEO4J_RUNTIME:-$PWD/.graphmind/test-neo4j}
+    trap '"$neo4j/stop.sh" || true' EXIT
+    exports=$("$neo4j/start.sh")
+    eval "$exports"
+    export GRAPHMIND_TEST_NEO4J_URI GRAPHMIND_TEST_NEO4J_USER GRAPHMIND_TEST_NEO4J_PASSWORD
+  fi
+fi
 .venv/bin/python -m pytest "$@"

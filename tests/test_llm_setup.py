@@ -18,7 +18,7 @@ import pytest
 from graphmind.config import Settings, load_settings
 from graphmind.errors import ConfigError, LLMError
 from graphmind.llm import DEFAULT_OFFLINE_MODEL, OFFLINE_MODELS, describe_llm, make_llm
-from graphmind.llm.llamacpp_provider import LlamaCppProvider
+from graphmind.llm.llamacpp_provider import LlamaCppProvider, llama_cpp_available
 from graphmind.llm.models import OfflineModel, default_gguf_path, fetch_offline_model
 from graphmind.llm.openai_provider import OpenAIProvider
 
@@ -56,6 +56,8 @@ def test_no_model_configured_or_fetched_means_none(
 def test_the_fetched_default_model_is_used_when_nothing_is_set(
     settings: Callable[..., Settings], tmp_path: Path
 ) -> None:
+    if not llama_cpp_available():  # the description then says how to install it
+        pytest.skip("llama-cpp-python is not installed")
     path = install_fake_default(tmp_path / "models")
     llm = make_llm(settings(), cache_dir=tmp_path / "state")
     assert llm is not None and isinstance(llm.provider, LlamaCppProvider)

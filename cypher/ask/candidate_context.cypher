@@ -1,12 +1,15 @@
 // What the judge sees of each candidate chunk: its text and document, the triplets
-// it states (with event times) and the top-level communities those touch.
+// it states (with event times) and the top-level communities those touch. Pattern
+// comprehensions, not OPTIONAL MATCH + collect, so a chunk without triplets is no
+// "null value eliminated" warning on Neo4j.
 UNWIND $ids AS id
 MATCH (c:Chunk {id: id})-[:PART_OF]->(d:Document)
-OPTIONAL MATCH (t:Triplet)-[:MENTIONED_IN]->(c)
-WITH c, d, collect(DISTINCT t) AS triplets
-OPTIONAL MATCH (co:Community {level: 0})-[:SUMMARY_FOR]->(:Entity)<-[:SUBJECT|OBJECT]-(t2:Triplet)
-      -[:MENTIONED_IN]->(c)
-WITH c, d, triplets, collect(DISTINCT co.title) AS communities
+WITH c, d, [(t:Triplet)-[:MENTIONED_IN]->(c) | t] AS triplets,
+     [(co:Community {level: 0})-[:SUMMARY_FOR]->(:Entity)<-[:SUBJECT|OBJECT]-(:Triplet)
+       -[:MENTIONED_IN]->(c) WHERE co.title IS NOT NULL | co.title] AS titles
+WITH c, d, triplets,
+     reduce(seen = [], title IN titles |
+       CASE WHEN title IN seen THEN seen ELSE seen + [title] END) AS communities
 RETURN c.id AS id, c.text AS text, d.title AS title,
        [t IN triplets | t.text][0..$max_triplets] AS triplets,
        [t IN triplets WHERE t.event_time IS NOT NULL | t.text + ' (' + t.event_time + ')']

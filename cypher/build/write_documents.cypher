@@ -3,19 +3,24 @@
 // stage sweeps orphans and re-aggregates RELATED), then merge the document, its chunks
 // in order, its entities and triplets with their mentions. Entities are only written
 // when new or when a better type or description arrives: on FalkorDB, setting any
-// property of a vector-indexed node re-indexes its vector.
-UNWIND $rows AS doc
+// property of a vector-indexed node re-indexes its vector. The old version's other
+// relationships (reasoning edges) are removed before, in bounded batches
+// (build/detach_replaced), so this query only touches the documents' own structure.
+// Old versions are read with pattern comprehensions, not OPTIONAL MATCH + collect, which
+// Neo4j reports as "null value eliminated in set function" for every new document.
+UNWIND range(0, size($rows) - 1) AS i
+WITH i, $rows[i] AS doc
 OPTIONAL MATCH (old:Document {source: doc.source})
 WHERE old.id <> doc.id
-OPTIONAL MATCH (oldc:Chunk)-[:PART_OF]->(old)
-OPTIONAL MATCH (oldt:Triplet)-[:MENTIONED_IN]->(oldc)
-OPTIONAL MATCH (oldt)-[:SUBJECT|OBJECT]->(olde:Entity)
-WITH doc, collect(DISTINCT old) AS olds, collect(DISTINCT oldc) AS oldcs,
-     collect(DISTINCT olde) AS oldes
+WITH i, old,
+     [(old)<-[:PART_OF]-(:Chunk)<-[:MENTIONED_IN]-(:Triplet)-[:SUBJECT|OBJECT]->(e:Entity) | e]
+       AS oldes,
+     [(c:Chunk)-[:PART_OF]->(old) | c] AS oldcs
 FOREACH (e IN oldes | MERGE (p:Pending {id: e.id}) SET p.sweep = true)
 FOREACH (c IN oldcs | DETACH DELETE c)
-FOREACH (o IN olds | DETACH DELETE o)
-WITH doc
+FOREACH (o IN CASE WHEN old IS NULL THEN [] ELSE [old] END | DETACH DELETE o)
+WITH DISTINCT i
+WITH $rows[i] AS doc
 MERGE (d:Document {id: doc.id})
 SET d.source = doc.source, d.title = doc.title, d.sha256 = doc.sha256,
     d.extract_mode = doc.extract_mode, d.chunks = size(doc.chunks), d.ingested_at = timestamp()

@@ -9,7 +9,9 @@ UNWIND members AS a
 OPTIONAL MATCH (a)-[r:RELATED]->(b:Entity)
 WHERE b IN members
 WITH members, a, b, r ORDER BY r.weight DESC, a.id, b.id
-WITH members, collect(CASE WHEN r IS NULL THEN NULL
-  ELSE {subject: a.name, predicate: r.predicate, object: b.name, weight: r.weight} END) AS rels
+// a member without relations adds an empty list (collecting a null is a Neo4j warning)
+WITH members, collect(CASE WHEN r IS NULL THEN []
+  ELSE [{subject: a.name, predicate: r.predicate, object: b.name, weight: r.weight}] END) AS found
+WITH members, reduce(rels = [], x IN found | rels + x) AS rels
 RETURN [m IN members | {name: m.name, type: m.type, description: m.description}] AS entities,
        rels[0..$max_relations] AS relations

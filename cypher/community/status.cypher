@@ -1,5 +1,5 @@
 // Whether the community layer needs recomputing, and how many entities there are.
+MATCH (e:Entity)
+WITH count(e) AS entities
 OPTIONAL MATCH (m:GraphMindMeta {id: $id})
-WITH coalesce(m.communities_stale, false) AS stale
-OPTIONAL MATCH (e:Entity)
-RETURN stale, count(e) AS entities
+RETURN coalesce(m.communities_stale, false) AS stale, entities

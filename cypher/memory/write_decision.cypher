@@ -9,7 +9,9 @@
 UNWIND $rows AS row
 OPTIONAL MATCH (chunk:Chunk)
 WHERE chunk.id IN row.chunk_ids
-WITH row, collect(chunk) AS chunks
+// lists, not the bare (possibly null) chunk: collecting a null is a Neo4j warning
+WITH row, collect(CASE WHEN chunk IS NULL THEN [] ELSE [chunk] END) AS found
+WITH row, reduce(chunks = [], x IN found | chunks + x) AS chunks
 MERGE (a:Agent {id: row.agent.id})
 SET a.model = row.agent.model, a.prompt_version = row.agent.prompt_version
 CREATE (d:Decision {

@@ -31,7 +31,7 @@ from graphmind.extract.extractor import (
 )
 from graphmind.extract.normalize import normalize_name
 from graphmind.extract.writer import new_graph_items
-from graphmind.store.base import GraphStore, iter_batches
+from graphmind.store.base import DELETE_BATCH, GraphStore, iter_batches
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
@@ -180,6 +180,7 @@ class BuildPipeline:
                 extractions = self.extract(batch)
                 rows = self.rows(batch, extractions)
                 self.embed(rows)
+                self.detach_replaced(batch)
                 self.write(rows)
                 self.progress.advance("documents", len(batch))
             self.link()
@@ -304,6 +305,14 @@ class BuildPipeline:
             for target, text in targets:
                 target["embedding"] = vectors[text]
             self.report.embedded_texts += len(unique)
+
+    def detach_replaced(self, batch: Sequence[_Planned]) -> None:
+        """Remove the reasoning edges (and other non-structural relationships) of changed
+        documents' old chunks in bounded transactions, before the atomic rewrite."""
+        docs = [{"source": i.document.source, "id": i.document.id} for i in batch if i.changed]
+        if docs:
+            with self._stage("write"):
+                self.store.drain("build/detach_replaced", DELETE_BATCH, {"docs": docs})
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         """One atomic query for the batch (old versions replaced in the same query)."""

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from graphmind.build.chunking import sentence_spans
 from graphmind.build.loaders import digest
-from graphmind.store.base import GraphStore, iter_batches
+from graphmind.store.base import DELETE_BATCH, GraphStore, iter_batches
 
 if TYPE_CHECKING:
     from graphmind.build.pipeline import Progress
@@ -141,7 +141,7 @@ def build_episodes(
     """
     stats = EpisodeStats()
     started = time.perf_counter()
-    stats.deleted = int(store.run("episode/delete_uncovered", write=True)[0]["deleted"])
+    stats.deleted = store.drain("episode/delete_uncovered", DELETE_BATCH)
     ids = (
         list(dict.fromkeys(document_ids))
         if document_ids is not None

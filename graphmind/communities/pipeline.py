@@ -23,7 +23,7 @@ from graphmind.communities.centrality import (
 )
 from graphmind.communities.episodes import cap
 from graphmind.communities.report import CommunityReport, embedding_text, messages_for
-from graphmind.store.base import GraphStore, Projection, iter_batches
+from graphmind.store.base import DELETE_BATCH, GraphStore, Projection, iter_batches
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
@@ -123,9 +123,8 @@ def build_communities(
     parents = [{"id": p.id, "parent": p.parent} for p in planned if p.parent]
     store.write_rows("community/link_parents", parents, batch_size=2000)
     keep = [p.id for p in planned]
-    stats.deleted = int(
-        store.run("community/delete_stale", {"keep": keep}, write=True)[0]["deleted"]
-    )
+    store.drain("community/delete_stale_relationships", DELETE_BATCH, {"keep": keep})
+    stats.deleted = store.drain("community/delete_stale", DELETE_BATCH, {"keep": keep})
     stats.seconds["write"] = time.perf_counter() - t0
     if store.has_gds():
         drop_gds_projection(store)

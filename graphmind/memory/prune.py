@@ -10,13 +10,16 @@ then covers the kept window only. ``scripts/bench_profiles.py`` measures the dri
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from graphmind.errors import ConfigError
-from graphmind.store.base import GraphStore, iter_batches
+from graphmind.store.base import DELETE_BATCH, GraphStore
 
 DEFAULT_KEEP = 50
-BATCH = 200
+BATCH = 200  # evidence items per query at most
+EDGES = DELETE_BATCH  # EVALUATED edges deleted per query (transaction) at most
 
 
 @dataclass
@@ -33,7 +36,7 @@ def prune_evaluations(
     store: GraphStore, keep: int = DEFAULT_KEEP, *, dry_run: bool = False
 ) -> PruneReport:
     """Delete all but the ``keep`` most recent EVALUATED edges of every evidence item,
-    a batch of items per query (each batch atomic)."""
+    a batch of items per query (each batch atomic, deleting at most ``EDGES`` edges)."""
     if keep < 1:
         raise ConfigError("keep at least one evaluation per evidence item")
     over = store.run("memory/prune_candidates", {"keep": keep})
@@ -41,7 +44,22 @@ def prune_evaluations(
     if dry_run or not over:
         return PruneReport(keep, len(over), excess, dry_run)
     deleted = 0
-    for batch in iter_batches([str(r["id"]) for r in over], BATCH):
-        rows = store.run("memory/prune_evaluations", {"ids": batch, "keep": keep}, write=True)
-        deleted += int(rows[0]["deleted"]) if rows else 0
+    for batch in _bounded(over, keep):
+        deleted += store.drain("memory/prune_evaluations", EDGES, {"ids": batch, "keep": keep})
     return PruneReport(keep, len(over), deleted, False)
+
+
+def _bounded(over: Sequence[Mapping[str, Any]], keep: int) -> Iterator[list[str]]:
+    """Items in groups of at most ``BATCH`` whose excess edges add up to at most
+    ``EDGES``; an item with more excess than that forms a group of its own."""
+    group: list[str] = []
+    excess = 0
+    for row in over:
+        n = int(row["n"]) - keep
+        if group and (excess + n > EDGES or len(group) == BATCH):
+            yield group
+            group, excess = [], 0
+        group.append(str(row["id"]))
+        excess += n
+    if group:
+        yield group

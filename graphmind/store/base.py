@@ -26,6 +26,9 @@ from graphmind.store.schema import (
 )
 
 Row = dict[str, Any]
+# Relationships (or nodes without relationships) one deleting transaction removes at most:
+# far below Neo4j's default transaction memory, however large the graph.
+DELETE_BATCH = 10_000
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -144,6 +147,24 @@ class GraphStore(ABC):
         given = dict(params or {})
         check_parameters(name, text, given)
         return self._execute(text, given, write=write).records()
+
+    def drain(
+        self,
+        name: str,
+        limit: int,
+        params: Mapping[str, Any] | None = None,
+        **slots: str,
+    ) -> int:
+        """Run a write query that deletes at most ``$limit`` things and returns how many
+        (``deleted``), one transaction per call, until a call deletes fewer than
+        ``limit``; the total. Keeps each transaction's size bounded."""
+        total = 0
+        while True:
+            rows = self.run(name, {**(params or {}), "limit": limit}, write=True, **slots)
+            deleted = int(rows[0]["deleted"]) if rows else 0
+            total += deleted
+            if deleted < limit:
+                return total
 
     def run_text(self, text: str, params: Mapping[str, Any] | None = None) -> QueryResult:
         """Run a user's own read-only query (``graphmind cypher``)."""

@@ -2,7 +2,13 @@
 
 Every read and write goes through a managed transaction (``execute_read`` /
 ``execute_write``), which the driver retries on transient errors; one call is one
-transaction. Schema statements run one at a time with ``IF NOT EXISTS``.
+transaction. Schema statements run one at a time with ``IF NOT EXISTS``. Deletions run
+in batches bounded by the relationships they remove, so none needs more than the
+server's default transaction memory however large the reasoning graph grows.
+
+The server's notifications are filtered to warnings that say something is wrong:
+labels, types and properties the graph does not hold yet (``UNRECOGNIZED``, normal on a
+new graph) are not reported, nor is information. Errors always raise.
 """
 
 from __future__ import annotations
@@ -17,7 +23,14 @@ from neo4j.graph import Node, Path, Relationship
 from graphmind import __version__
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.errors import QueryFailedError, StoreError
-from graphmind.store.base import GraphStore, IndexInfo, QueryResult, TextHit, node_props
+from graphmind.store.base import (
+    DELETE_BATCH,
+    GraphStore,
+    IndexInfo,
+    QueryResult,
+    TextHit,
+    node_props,
+)
 from graphmind.store.bm25 import query_terms
 from graphmind.store.registry import QueryRegistry
 from graphmind.store.schema import (
@@ -31,7 +44,10 @@ from graphmind.store.schema import (
     vector_index_name,
 )
 
-WIPE_BATCH = 10_000
+NOTIFICATIONS: dict[str, Any] = {
+    "notifications_min_severity": "WARNING",
+    "notifications_disabled_classifications": ["UNRECOGNIZED"],
+}
 
 
 class Neo4jStore(GraphStore):
@@ -55,7 +71,7 @@ class Neo4jStore(GraphStore):
         auth = (user, password) if password is not None else None
         try:
             self._driver: Driver = GraphDatabase.driver(
-                uri, auth=auth, user_agent=f"graphmind/{__version__}"
+                uri, auth=auth, user_agent=f"graphmind/{__version__}", **NOTIFICATIONS
             )
             self._driver.verify_connectivity()
         except neo.AuthError as exc:
@@ -80,6 +96,7 @@ class Neo4jStore(GraphStore):
             raise StoreError(f"Neo4j at {self.location} failed: {exc}") from exc
 
     def _create_schema(self, embedder: EmbedderSpec) -> None:
+        self._drop_quantized_vector_indexes()
         for label in NODE_LABELS:
             self.run(
                 "schema/create_unique_id", write=True, index=constraint_name(label), label=label
@@ -108,6 +125,15 @@ class Neo4jStore(GraphStore):
                 text_label=index.label,
                 text_property=index.property,
             )
+
+    def _drop_quantized_vector_indexes(self) -> None:
+        """Drop GraphMind vector indexes created with quantization (Neo4j 5.26's default,
+        and GraphMind's before exact search): they are re-created without it."""
+        names = {vector_index_name(label) for label in VECTOR_LABELS}
+        for row in self.run("schema/vector_index_options"):
+            config = row["config"] or {}
+            if row["name"] in names and config.get("vector.quantization.enabled") is True:
+                self.run("schema/drop_index", write=True, index=row["name"])
 
     def indexes(self) -> list[IndexInfo]:
         return [
@@ -148,11 +174,10 @@ class Neo4jStore(GraphStore):
         return [TextHit(r["id"], float(r["score"]), node_props(r["node"])) for r in records]
 
     def wipe(self) -> None:
+        """Relationships first, then the bare nodes, each in bounded transactions."""
         for label in NODE_LABELS:
-            while self.run(
-                "store/delete_label_batch", {"limit": WIPE_BATCH}, write=True, label=label
-            )[0]["deleted"]:
-                pass
+            self.drain("store/delete_label_relationships", DELETE_BATCH, label=label)
+            self.drain("store/delete_label_batch", DELETE_BATCH, label=label)
         for name in INDEX_NAMES:
             if name.endswith("_id"):
                 self.run("schema/drop_constraint", write=True, index=name)
