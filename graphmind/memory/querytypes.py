@@ -3,8 +3,10 @@
 A question joins the type with the nearest centroid when the cosine distance is within
 a threshold; otherwise it opens a new type. The centroid moves toward each question
 that joins (a running mean), inside the same query that writes the decision, so the
-update is atomic with it. The number of types stays small, so centroids are read
-whole and compared here.
+update is atomic with it; the same write copies it into the type's vector-indexed
+``embedding``. The nearest types are found by that index (``TYPE_CANDIDATES`` of them,
+with their centroids) and the nearest is picked here by exact cosine distance, so the
+read stays one bounded index query however many types there are.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from graphmind.store.base import GraphStore
 
 DEFAULT_THRESHOLD = 0.45  # cosine distance; all-MiniLM puts same-template questions within it
 LABEL_CHARS = 80
+TYPE_CANDIDATES = 10  # nearest types read from the vector index, then compared exactly
 
 
 @dataclass
@@ -38,12 +41,20 @@ def assign_query_type(
     threshold: float = DEFAULT_THRESHOLD,
 ) -> QueryTypeMatch:
     """The nearest type within ``threshold`` (cosine distance), or a new one."""
-    rows = [r for r in store.run("memory/query_types") if len(r["centroid"] or []) == len(vector)]
-    found = nearest(vector, [r["centroid"] for r in rows], threshold)
+    hits = store.vector_search("QueryType", vector, TYPE_CANDIDATES)
+    rows = sorted(
+        (h for h in hits if len(h.properties.get("centroid") or []) == len(vector)),
+        key=lambda h: h.id,
+    )
+    found = nearest(vector, [h.properties["centroid"] for h in rows], threshold)
     if found is not None:
-        row, distance = rows[found[0]], found[1]
+        hit, distance = rows[found[0]], found[1]
         return QueryTypeMatch(
-            str(row["id"]), str(row["label"] or ""), False, distance, int(row["count"] or 0)
+            hit.id,
+            str(hit.properties.get("label") or ""),
+            False,
+            distance,
+            int(hit.properties.get("count") or 0),
         )
     label = " ".join(question.split())[:LABEL_CHARS]
     return QueryTypeMatch(digest("query-type", question), label, True, 0.0, 0)
