@@ -457,31 +457,32 @@ def write_latencies(store: GraphStore, workload: Workload, n: int, seed: int) ->
                 llm_ms=0.0,
                 model="bench",
                 created_at=T0_MS + (workload.decisions + i) * 60_000,
-                retrieval=Retrieval(query_type=str(workload.type_rows[0]["id"]), query_vector=vector),
+                retrieval=Retrieval(
+                    query_type=str(workload.type_rows[0]["id"]), query_vector=vector
+                ),
             )
         )
+
+    def write(i: int) -> int:
+        write_decision(store, decisions[i], agent_model="bench", prompt_version="bench")
+        return PER_DECISION
+
+    def mark(correct: bool) -> Callable[[int], int]:
+        return lambda i: int(record_feedback(store, decisions[i].id, correct=correct).f1 is None)
+
     return [
-        timed(
-            "write_decision",
-            "write_decision, 20 evaluations (pending)",
-            lambda i: write_decision(
-                store, decisions[i], agent_model="bench", prompt_version="bench"
-            )
-            or 1,
-            n,
-            0,
-        ),
+        timed("write_decision", "write_decision, 20 evaluations (pending)", write, n, 0),
         timed(
             "feedback_correct",
             "record_feedback: pending -> correct (20 windows take it)",
-            lambda i: int(record_feedback(store, decisions[i].id, correct=True).outcome != ""),
+            mark(True),
             n,
             0,
         ),
         timed(
             "feedback_incorrect",
             "record_feedback: correct -> incorrect (20 windows give it back)",
-            lambda i: int(record_feedback(store, decisions[i].id, correct=False).outcome != ""),
+            mark(False),
             n,
             0,
         ),
@@ -518,7 +519,9 @@ class Result:
     checked_pruned: tuple[int, int] = (0, 0)
 
     def read(self, key: str, pruned: bool = False) -> Latency | None:
-        return next((x for x in (self.reads_pruned if pruned else self.reads) if x.key == key), None)
+        return next(
+            (x for x in (self.reads_pruned if pruned else self.reads) if x.key == key), None
+        )
 
     def as_dict(self) -> dict[str, Any]:
         old = OLD.get((self.store, self.edges), {})
@@ -665,9 +668,7 @@ def stores(folder: Path, edges: int, neo4j_uri: str | None) -> Iterator[tuple[st
         yield "Neo4j", neo4j_store(neo4j_uri)
 
 
-def growth(
-    say: Say, args: argparse.Namespace, folder: Path, neo4j_uri: str | None
-) -> list[Result]:
+def growth(say: Say, args: argparse.Namespace, folder: Path, neo4j_uri: str | None) -> list[Result]:
     """The scaled-down run: each size loaded over ``--growth-chunks`` chunks, reads only."""
     out: list[Result] = []
     for edges in args.growth:
@@ -682,9 +683,7 @@ def growth(
                 reads = read_latencies(
                     store, cands, args.growth_reps, args.warmup, min(args.walk_reps, 5)
                 )
-                result = Result(
-                    backend, edges, max(workload.in_degree.values()), stages, reads
-                )
+                result = Result(backend, edges, max(workload.in_degree.values()), stages, reads)
                 result.checked = differing(store, workload.hot())
                 out.append(result)
                 say(latency_table(f"reads ({label}), ms", result, reads))

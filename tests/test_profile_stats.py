@@ -73,9 +73,7 @@ class Prune:
 decide = st.builds(
     Decide,
     verdicts=st.lists(
-        st.tuples(
-            st.integers(0, CHUNKS - 1), st.booleans(), st.integers(0, len(REASONS) - 1)
-        ),
+        st.tuples(st.integers(0, CHUNKS - 1), st.booleans(), st.integers(0, len(REASONS) - 1)),
         min_size=1,
         max_size=CHUNKS,
         unique_by=lambda v: v[0],
@@ -229,7 +227,10 @@ def test_a_store_written_before_the_stats_gets_them(store: GraphStore) -> None:
     vector = [1.0] + [0.0] * (EMBEDDER.dimension - 1)
     store.write_rows(
         "contract/merge_chunks",
-        [{"id": f"{prefix}-c{c}", "text": "t", "position": c, "embedding": vector} for c in range(2)],
+        [
+            {"id": f"{prefix}-c{c}", "text": "t", "position": c, "embedding": vector}
+            for c in range(2)
+        ],
     )
     for n in range(3):
         op = Decide(((0, n % 2 == 0, n), (1, False, 0)), at=n, type=0, correct=False)

@@ -19,6 +19,7 @@ import string
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from graphmind.store.base import GraphStore
@@ -77,9 +78,9 @@ def evidence_profiles(
         if row["stale"] or len(verdicts) < wanted:
             walk.append(str(row["id"]))
             continue
-        sample = [
-            {"verdict": v, "reason": r} for v, r in zip(verdicts, reasons, strict=True)
-        ][:wanted]
+        sample = [{"verdict": v, "reason": r} for v, r in zip(verdicts, reasons, strict=True)][
+            :wanted
+        ]
         out[str(row["id"])] = _profile(
             str(row["id"]), evaluated, int(row["incoming"]), int(row["used_correct"]), sample, opts
         )
@@ -184,5 +185,6 @@ def _top_reasons(reasons: list[str], options: ProfileOptions) -> list[tuple[str,
 _STRIP = str.maketrans("", "", string.punctuation)
 
 
+@lru_cache(maxsize=8192)  # a hot chunk's reasons come back on every read
 def _reason_key(reason: str) -> str:
     return " ".join(reason.lower().translate(_STRIP).split())

@@ -5,8 +5,8 @@ a threshold; otherwise it opens a new type. The centroid moves toward each quest
 that joins (a running mean), inside the same query that writes the decision, so the
 update is atomic with it; the same write copies it into the type's vector-indexed
 ``embedding``. The nearest types are found by that index (``TYPE_CANDIDATES`` of them,
-with their centroids) and the nearest is picked here by exact cosine distance, so the
-read stays one bounded index query however many types there are.
+with their cosine distances) and the nearest within the threshold is taken, so the read
+is one bounded index query however many types there are.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 from graphmind.build.loaders import digest
 from graphmind.store.base import GraphStore
+from graphmind.store.schema import vector_index_name
 
 DEFAULT_THRESHOLD = 0.45  # cosine distance; all-MiniLM puts same-template questions within it
 LABEL_CHARS = 80
-TYPE_CANDIDATES = 10  # nearest types read from the vector index, then compared exactly
+TYPE_CANDIDATES = 10  # nearest types read from the vector index
 
 
 @dataclass
@@ -41,20 +42,24 @@ def assign_query_type(
     threshold: float = DEFAULT_THRESHOLD,
 ) -> QueryTypeMatch:
     """The nearest type within ``threshold`` (cosine distance), or a new one."""
-    hits = store.vector_search("QueryType", vector, TYPE_CANDIDATES)
-    rows = sorted(
-        (h for h in hits if len(h.properties.get("centroid") or []) == len(vector)),
-        key=lambda h: h.id,
+    rows = store.run(
+        "memory/nearest_query_types",
+        {
+            "vector": list(vector),
+            "k": TYPE_CANDIDATES,
+            "index": vector_index_name("QueryType"),
+        },
     )
-    found = nearest(vector, [h.properties["centroid"] for h in rows], threshold)
-    if found is not None:
-        hit, distance = rows[found[0]], found[1]
+    within = [r for r in rows if float(r["distance"]) <= threshold]
+    if within:
+        # the nearest; the first id on a tie, as when every centroid was compared here
+        row = min(within, key=lambda r: (float(r["distance"]), str(r["id"])))
         return QueryTypeMatch(
-            hit.id,
-            str(hit.properties.get("label") or ""),
+            str(row["id"]),
+            str(row["label"] or ""),
             False,
-            distance,
-            int(hit.properties.get("count") or 0),
+            max(0.0, float(row["distance"])),
+            int(row["count"] or 0),
         )
     label = " ".join(question.split())[:LABEL_CHARS]
     return QueryTypeMatch(digest("query-type", question), label, True, 0.0, 0)

@@ -27,8 +27,8 @@ from graphmind.memory.profiles import (
     evidence_profiles,
     within_budget,
 )
-from graphmind.memory.stats import ensure_stats
 from graphmind.memory.querytypes import DEFAULT_THRESHOLD, QueryTypeMatch, assign_query_type
+from graphmind.memory.stats import ensure_stats
 from graphmind.store.base import GraphStore
 
 MemoryMode = Literal["off", "profiles", "full"]
