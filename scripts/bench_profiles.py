@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import logging
 import math
 import os
 import random
@@ -116,7 +117,7 @@ OLD: dict[tuple[str, int], dict[str, tuple[float, float]]] = {
         "exclusions": (165, 239),
     },
 }
-READS = ("profiles_uniform", "profiles_hot", "exclusions", "query_type")
+READS = ("profiles_uniform", "profiles_hot", "exclusions", "query_type", "floor")
 
 Say = Callable[[Any], None]
 
@@ -166,6 +167,7 @@ class Workload:
     def decision_rows(self) -> Iterator[dict[str, Any]]:
         """The decisions, one row each with its 20 evaluations (counted in ``in_degree``)."""
         rng = random.Random(self.seed + 3)
+        self.in_degree.clear()  # the same decisions for every store
         outcomes = [o for o, _ in OUTCOMES]
         outcome_weights = [w for _, w in OUTCOMES]
         configs = [c for c, _ in CONFIGS]
@@ -353,6 +355,13 @@ def read_latencies(
     n = len(cands.uniform)
     options = PlannerOptions()
     out = [
+        timed(
+            "floor",
+            "RETURN 1 (the round trip alone: this machine's noise floor)",
+            lambda i: len(store.run_text("RETURN 1 AS one").rows),
+            reps,
+            warmup,
+        ),
         timed(
             "profiles_uniform",
             "evidence_profiles, 20 uniform candidates",
@@ -662,9 +671,12 @@ def neo4j_store(uri: str) -> Iterator[GraphStore]:
         store.close()
 
 
-def stores(folder: Path, edges: int, neo4j_uri: str | None) -> Iterator[tuple[str, Any]]:
-    yield "FalkorDB Lite", falkordb_store(folder, edges)
-    if neo4j_uri:
+def stores(
+    folder: Path, edges: int, neo4j_uri: str | None, which: Sequence[str]
+) -> Iterator[tuple[str, Any]]:
+    if "falkordb" in which:
+        yield "FalkorDB Lite", falkordb_store(folder, edges)
+    if neo4j_uri and "neo4j" in which:
         yield "Neo4j", neo4j_store(neo4j_uri)
 
 
@@ -673,7 +685,7 @@ def growth(say: Say, args: argparse.Namespace, folder: Path, neo4j_uri: str | No
     out: list[Result] = []
     for edges in args.growth:
         workload = synthesize(edges, args.growth_chunks, args.seed, args.zipf)
-        for backend, opened in stores(folder, edges, neo4j_uri):
+        for backend, opened in stores(folder, edges, neo4j_uri, args.stores):
             with opened as store:
                 label = f"growth: {backend}, {edges:,} edges over {args.growth_chunks:,} chunks"
                 say(f"[bold]{label}[/]: loading …")
@@ -701,6 +713,7 @@ def summary(results: list[Result]) -> Table:
         "exclusions",
         "before",
         "query type",
+        "RETURN 1",
         "traversal hot (now)",
         "= traversal",
         "write / feedback p95",
@@ -724,6 +737,7 @@ def summary(results: list[Result]) -> Table:
             cell(r.read("exclusions")),
             before("exclusions"),
             cell(r.read("query_type")),
+            cell(r.read("floor")),
             cell(r.read("walk_profiles_hot")),
             f"{r.checked[0] - r.checked[1]}/{r.checked[0]}",
             "-"
@@ -790,7 +804,12 @@ def main() -> int:
     parser.add_argument("--store", type=Path, help="folder for the stores (kept); else a temp dir")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 10k edges, 30 reps")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument(
+        "--stores", nargs="+", choices=("falkordb", "neo4j"), default=["falkordb", "neo4j"]
+    )
     args = parser.parse_args()
+    # the traversal's collect() of CASE (nulls for other outcomes) makes Neo4j warn per call
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     if args.quick:
         args.edges, args.reps, args.warmup, args.walk_reps, args.writes = [10_000], 30, 5, 5, 10
     if args.chunks < SAMPLE or args.growth_chunks < PER_DECISION:
@@ -820,7 +839,7 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for edges in args.edges:
             workload = synthesize(edges, args.chunks, args.seed, args.zipf)
-            for backend, opened in stores(folder, edges, neo4j_uri):
+            for backend, opened in stores(folder, edges, neo4j_uri, args.stores):
                 with opened as store:
                     results.append(bench_store(say, backend, store, workload, args))
         grown = growth(say, args, folder, neo4j_uri)
