@@ -2,7 +2,7 @@
 // incoming EVALUATED edges (the backward traversal, the source of truth), and clear their
 // stale mark: what pruning and the first upgrade of an older store run. Incoming counts
 // every evaluation, correct and used_correct those of correct decisions; the window
-// holds the $window most recent correct ones, newest first.
+// holds the $capacity most recent correct ones, newest first.
 UNWIND $ids AS id
 MATCH (c:Chunk {id: id})
 MERGE (s:EvidenceStats {id: c.id})
@@ -19,7 +19,7 @@ WITH c, s, count(v) AS incoming,
                         reason: coalesce(v.reason, '')} END) AS correct,
      sum(CASE WHEN d.outcome = 'correct' AND v.verdict = 'used' THEN 1 ELSE 0 END)
        AS used_correct
-WITH c, s, incoming, used_correct, size(correct) AS n, correct[0..$window] AS window
+WITH c, s, incoming, used_correct, size(correct) AS n, correct[0..$capacity] AS window
 SET s.incoming = incoming, s.correct = n, s.used_correct = used_correct,
     s.at = [x IN window | x.at], s.decisions = [x IN window | x.id],
     s.verdicts = [x IN window | x.verdict], s.reasons = [x IN window | x.reason],

@@ -3,10 +3,10 @@
 // the same outcome again changes nothing; a later call corrects an earlier one.
 // When the decision becomes correct (or stops being correct), the same write moves its
 // evaluations into (or out of) each judged chunk's EvidenceStats: the correct counts, the
-// window of the $window most recent correct evaluations, and the TYPE_STATS edge from the
-// decision's query type. A window left short (an evaluation taken out of a full window of
-// a chunk with more correct evaluations than it holds) is refilled by walking that
-// chunk's EVALUATED edges.
+// window of the most recent correct evaluations (newest first, at most $capacity), and
+// the TYPE_STATS edge from the decision's query type. A window left holding fewer than
+// $window while the chunk has more is refilled (to $capacity) by walking that chunk's
+// EVALUATED edges; the slack between the two makes that rare.
 MATCH (d:Decision {id: $id})
 OPTIONAL MATCH (:Agent)-[decided:DECIDED]->(d)
 OPTIONAL MATCH (qt:QueryType {id: d.query_type})
@@ -30,23 +30,27 @@ WITH d, qt, delta, v, c, s, ats, ids, verdicts, reasons,
 WITH d, qt, delta, v, c, s, ats, ids, verdicts, reasons, pos,
      pos < size(ids) AND ids[pos] = d.id AS inside
 WITH d, qt, delta, v, c, s, ats, ids, verdicts, reasons, pos, inside,
-     delta = -1 AND inside AND coalesce(s.correct, 0) > $window AS refill,
-     CASE WHEN delta = 1 AND NOT inside THEN 1
+     size(ats) AS held, coalesce(s.correct, 0) AS n
+// an evaluation older than a window that does not hold every correct one stays out
+WITH d, qt, delta, v, c, s, ats, ids, verdicts, reasons, pos,
+     delta = -1 AND inside
+       AND held - 1 < CASE WHEN n - 1 < $window THEN n - 1 ELSE $window END AS refill,
+     CASE WHEN delta = 1 AND NOT inside AND (pos < held OR held = n) THEN 1
           WHEN delta = -1 AND inside THEN -1
           ELSE 0 END AS move
 SET s.correct = coalesce(s.correct, 0) + delta,
     s.used_correct = coalesce(s.used_correct, 0)
                      + CASE WHEN v.verdict = 'used' THEN delta ELSE 0 END,
-    s.at = CASE move WHEN 1 THEN (ats[0..pos] + [d.created_at] + ats[pos..])[0..$window]
+    s.at = CASE move WHEN 1 THEN (ats[0..pos] + [d.created_at] + ats[pos..])[0..$capacity]
                      WHEN -1 THEN ats[0..pos] + ats[pos + 1..] ELSE ats END,
-    s.decisions = CASE move WHEN 1 THEN (ids[0..pos] + [d.id] + ids[pos..])[0..$window]
+    s.decisions = CASE move WHEN 1 THEN (ids[0..pos] + [d.id] + ids[pos..])[0..$capacity]
                             WHEN -1 THEN ids[0..pos] + ids[pos + 1..] ELSE ids END,
     s.verdicts = CASE move
-                   WHEN 1 THEN (verdicts[0..pos] + [v.verdict] + verdicts[pos..])[0..$window]
+                   WHEN 1 THEN (verdicts[0..pos] + [v.verdict] + verdicts[pos..])[0..$capacity]
                    WHEN -1 THEN verdicts[0..pos] + verdicts[pos + 1..] ELSE verdicts END,
     s.reasons = CASE move
                   WHEN 1 THEN (reasons[0..pos] + [coalesce(v.reason, '')]
-                               + reasons[pos..])[0..$window]
+                               + reasons[pos..])[0..$capacity]
                   WHEN -1 THEN reasons[0..pos] + reasons[pos + 1..] ELSE reasons END
 FOREACH (t IN CASE WHEN qt IS NULL THEN [] ELSE [qt] END |
   MERGE (t)-[ts:TYPE_STATS]->(c)
@@ -60,7 +64,7 @@ WHERE o.outcome = 'correct' AND o.id <> d.id
 WITH s, w, o
 ORDER BY o.created_at DESC, o.id DESC
 WITH s, collect({at: o.created_at, id: o.id, verdict: w.verdict,
-                 reason: coalesce(w.reason, '')})[0..$window] AS window
+                 reason: coalesce(w.reason, '')})[0..$capacity] AS window
 SET s.at = [x IN window | x.at], s.decisions = [x IN window | x.id],
     s.verdicts = [x IN window | x.verdict], s.reasons = [x IN window | x.reason]
 RETURN count(*) AS refilled

@@ -7,9 +7,12 @@
 // Chunks are matched once; edges to a chunk that is gone are skipped. A decision or step
 // id that already exists fails the whole query, which then writes nothing.
 // In the same write, each judged chunk's EvidenceStats (what its evidence profile is read
-// from; see graphmind/memory/aggregates.py) counts the new evaluation, and when the
-// decision is already correct, takes it into its window of the $window most recent
-// correct evaluations and into the TYPE_STATS edge from the decision's query type.
+// from; see graphmind/memory/stats.py) counts the new evaluation, and when the decision
+// is already correct, counts it among the correct ones, takes it into the window of the
+// most recent correct evaluations (at most $capacity; newest first, so an evaluation
+// older than a window that does not hold them all stays out) and into the TYPE_STATS
+// edge from the decision's query type. A stats node left behind by a deleted chunk of
+// the same id starts over when it is linked again.
 // One decision per query: two rows judging one chunk would read its stats before
 // either writes them.
 UNWIND $rows AS row
@@ -84,15 +87,18 @@ WITH d, row, e, c, s, row.outcome = 'correct' AS ok,
 WITH d, row, e, c, s, ok, ats, ids, verdicts, reasons,
      size([i IN range(0, size(ats) - 1)
            WHERE ats[i] > d.created_at OR (ats[i] = d.created_at AND ids[i] > d.id)]) AS pos
+WITH d, row, e, c, s, ok, ats, ids, verdicts, reasons, pos,
+     pos < size(ats) OR size(ats) = coalesce(s.correct, 0) AS fits
 SET s.incoming = coalesce(s.incoming, 0) + 1
 FOREACH (_ IN CASE WHEN ok THEN [1] ELSE [] END |
   SET s.correct = coalesce(s.correct, 0) + 1,
       s.used_correct = coalesce(s.used_correct, 0)
-                       + CASE WHEN e.verdict = 'used' THEN 1 ELSE 0 END,
-      s.at = (ats[0..pos] + [d.created_at] + ats[pos..])[0..$window],
-      s.decisions = (ids[0..pos] + [d.id] + ids[pos..])[0..$window],
-      s.verdicts = (verdicts[0..pos] + [e.verdict] + verdicts[pos..])[0..$window],
-      s.reasons = (reasons[0..pos] + [coalesce(e.reason, '')] + reasons[pos..])[0..$window])
+                       + CASE WHEN e.verdict = 'used' THEN 1 ELSE 0 END)
+FOREACH (_ IN CASE WHEN ok AND fits THEN [1] ELSE [] END |
+  SET s.at = (ats[0..pos] + [d.created_at] + ats[pos..])[0..$capacity],
+      s.decisions = (ids[0..pos] + [d.id] + ids[pos..])[0..$capacity],
+      s.verdicts = (verdicts[0..pos] + [e.verdict] + verdicts[pos..])[0..$capacity],
+      s.reasons = (reasons[0..pos] + [coalesce(e.reason, '')] + reasons[pos..])[0..$capacity])
 FOREACH (t IN CASE WHEN ok AND row.query_type_id IS NOT NULL
                    THEN [row.query_type_id] ELSE [] END |
   MERGE (qt:QueryType {id: t})

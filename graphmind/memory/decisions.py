@@ -149,7 +149,9 @@ def write_decision(
     """
     row = decision_row(decision, agent_model=agent_model, prompt_version=prompt_version)
     # one decision per query: the evidence stats it updates are read before they are written
-    store.write_rows("memory/write_decision", [row], batch_size=1, params={"window": stats.WINDOW})
+    store.write_rows(
+        "memory/write_decision", [row], batch_size=1, params={"capacity": stats.CAPACITY}
+    )
 
 
 def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -> dict[str, Any]:

@@ -63,6 +63,7 @@ def record_feedback(
             "f1": f1,
             "now": int(time.time() * 1000),
             "window": stats.WINDOW,
+            "capacity": stats.CAPACITY,
         },
         write=True,
     )
