@@ -1,26 +1,37 @@
-"""Benchmark the reasoning graph at scale: evidence profiles, the planner and pruning.
+"""Benchmark the reasoning graph at scale: evidence profiles, the planner, query types,
+the writes that keep the evidence stats, and pruning.
 
 Builds a synthetic reasoning graph in a fresh store for each edge count: ``--chunks``
 Chunk nodes and decisions of 20 ``EVALUATED`` edges each (created_at increasing,
 outcome ~70% correct / 20% incorrect / 10% pending, 20 query types), whose chunks are
 drawn from a Zipf-like distribution (a few chunks are hot), with a per-chunk bias
 towards "used" or "rejected" and reasons from a small pool; each decision also gets a
-``Query`` node, ``RETRIEVED_VIA {config}`` and ``OF_TYPE`` to its ``QueryType``. Then
-it times (p50/p95/max over ``--reps`` after a warm-up) the evidence-profile query for
-20 uniform and 20 hot candidates, the planner's exclusion and configuration queries and
-the query-type read, prunes the graph to the ``--prune-keep`` newest evaluations per
-chunk, and reports what pruning did to the profiles of a fixed sample of chunks.
-Runs on FalkorDB Lite, and on Neo4j too when ``GRAPHMIND_BENCH_NEO4J_URI`` is set (that
-database's GraphMind nodes and indexes are deleted). Prints tables; asserts nothing.
+``Query`` node, ``RETRIEVED_VIA {config}`` and ``OF_TYPE`` to its ``QueryType``. The
+decisions are bulk-loaded, then the evidence stats are built from the edges (what an
+older store gets once). Then it times (p50/p95/max over ``--reps`` after a warm-up) the
+evidence profiles of 20 uniform and 20 hot candidates, the planner's exclusions for 40
+candidates and its configuration read, and the query-type assignment; the same profiles
+and exclusions by full traversal (the definition; ``--walk-reps``); the writes that keep
+the stats (``--writes`` decisions written, marked correct, then flipped to incorrect);
+checks that every profile of a sample equals the traversal's; prunes to the
+``--prune-keep`` newest evaluations per chunk and does it all again. The growth check
+(``--growth``) loads a scaled-down graph (``--growth-chunks``) at each size and times
+the reads only. Runs on FalkorDB Lite, and on Neo4j too when ``GRAPHMIND_BENCH_NEO4J_URI``
+is set (that database's GraphMind nodes and indexes are deleted). Prints tables beside
+the numbers measured before the stats (``OLD``), or with ``--json`` one JSON object;
+asserts nothing.
 
     .venv/bin/python scripts/bench_profiles.py [--edges 100000 1000000] [--chunks 10000]
-        [--reps 200] [--seed 7] [--prune-keep 50] [--store DIR] [--quick]
+        [--reps 200] [--seed 7] [--prune-keep 50] [--growth 100000 1000000 10000000]
+        [--growth-chunks 2000] [--store DIR] [--quick] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
+import logging
 import math
 import os
 import random
@@ -39,14 +50,24 @@ import psutil
 from rich.console import Console
 from rich.table import Table
 
+from graphmind.ask.models import Candidate, Decision, Judgement, Retrieval, Round, Sufficiency
+from graphmind.ask.models import Verdict as JudgeVerdict
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.memory.planner import PlannerOptions, excluded_evidence, plan_retrieval
-from graphmind.memory.profiles import EvidenceProfile, evidence_profiles
+from graphmind.memory.decisions import write_decision
+from graphmind.memory.feedback import record_feedback
+from graphmind.memory.planner import (
+    PlannerOptions,
+    excluded_evidence,
+    plan_retrieval,
+    traversed_exclusions,
+)
+from graphmind.memory.profiles import evidence_profiles, traversed_profiles
 from graphmind.memory.prune import prune_evaluations
 from graphmind.memory.querytypes import assign_query_type
+from graphmind.memory.stats import rebuild_stats
 from graphmind.store.base import GraphStore
 
-SPEC = EmbedderSpec("hash", "hash-384", 384)  # no vectors are written; only the schema
+SPEC = EmbedderSpec("hash", "hash-384", 384)  # only query-type centroids carry vectors
 PER_DECISION = 20
 QUERY_TYPES = 20
 AGENT = "agent-bench"
@@ -69,8 +90,36 @@ REJECTED_REASONS = (
 )
 WORDS = ("the", "film", "director", "was", "born", "in", "city", "year", "award", "studio", "novel")
 CHUNK_BATCH = 5000
-SAMPLE = 500  # chunks whose profiles are compared before and after pruning
+SAMPLE = 500  # chunks whose profiles are checked against the traversal and across pruning
 HOT_SHARE = 0.01  # hot candidates come from this share of the most evaluated chunks
+
+# What the same runs measured when every read walked all incoming EVALUATED edges (p50,
+# p95 in ms; a loaded 2-core machine): profiles uniform, profiles hot, exclusions.
+OLD: dict[tuple[str, int], dict[str, tuple[float, float]]] = {
+    ("FalkorDB Lite", 100_000): {
+        "profiles_uniform": (2.8, 8.3),
+        "profiles_hot": (58.8, 112),
+        "exclusions": (27.8, 59.7),
+    },
+    ("Neo4j", 100_000): {
+        "profiles_uniform": (4.8, 9.1),
+        "profiles_hot": (33.3, 52.3),
+        "exclusions": (16.5, 35.3),
+    },
+    ("FalkorDB Lite", 1_000_000): {
+        "profiles_uniform": (12.4, 67.6),
+        "profiles_hot": (404, 641),
+        "exclusions": (318, 384),
+    },
+    ("Neo4j", 1_000_000): {
+        "profiles_uniform": (11.1, 33.9),
+        "profiles_hot": (233, 454),
+        "exclusions": (165, 239),
+    },
+}
+READS = ("profiles_uniform", "profiles_hot", "exclusions", "query_type", "floor")
+
+Say = Callable[[Any], None]
 
 
 # -- the synthetic graph ---------------------------------------------------------------
@@ -78,20 +127,23 @@ HOT_SHARE = 0.01  # hot candidates come from this share of the most evaluated ch
 
 @dataclass
 class Workload:
-    """The rows of one synthetic reasoning graph and what the measurements draw from."""
+    """One synthetic reasoning graph: its chunks and types, and its decisions drawn on
+    demand (so ten million edges never sit in memory at once)."""
 
+    edges: int
     chunk_ids: list[str]
     chunk_rows: list[dict[str, Any]]
     type_rows: list[dict[str, Any]]
-    decision_rows: list[dict[str, Any]]
-    in_degree: Counter[str]
     popularity: list[str]  # chunk ids, most popular first (the Zipf ranks)
     cum_weights: list[float]
-    seconds: float
+    seed: int
+    p_used: dict[str, float]
+    pet_reason: dict[str, int]
+    in_degree: Counter[str] = field(default_factory=Counter)  # filled as decisions are drawn
 
     @property
-    def edges(self) -> int:
-        return sum(len(r["evaluated"]) for r in self.decision_rows)
+    def decisions(self) -> int:
+        return self.edges // PER_DECISION
 
     def zipf_chunks(self, rng: random.Random, k: int) -> list[str]:
         """``k`` distinct chunks drawn from the skewed distribution."""
@@ -106,10 +158,53 @@ class Workload:
         n = max(PER_DECISION, int(len(self.chunk_ids) * HOT_SHARE))
         return [c for c, _ in self.in_degree.most_common(n)]
 
+    def verdict(self, rng: random.Random, chunk: str) -> tuple[str, str]:
+        if rng.random() < self.p_used[chunk]:
+            return "used", rng.choice(USED_REASONS)
+        pet = self.pet_reason[chunk] if rng.random() < 0.6 else rng.randrange(len(REJECTED_REASONS))
+        return "rejected", REJECTED_REASONS[pet]
+
+    def decision_rows(self) -> Iterator[dict[str, Any]]:
+        """The decisions, one row each with its 20 evaluations (counted in ``in_degree``)."""
+        rng = random.Random(self.seed + 3)
+        self.in_degree.clear()  # the same decisions for every store
+        outcomes = [o for o, _ in OUTCOMES]
+        outcome_weights = [w for _, w in OUTCOMES]
+        configs = [c for c, _ in CONFIGS]
+        config_weights = [w for _, w in CONFIGS]
+        for i in range(self.decisions):
+            qt = rng.randrange(QUERY_TYPES)
+            evaluated = []
+            for c in self.zipf_chunks(rng, PER_DECISION):
+                self.in_degree[c] += 1
+                verdict, reason = self.verdict(rng, c)
+                evaluated.append(
+                    {
+                        "chunk": c,
+                        "verdict": verdict,
+                        "reason": reason,
+                        "step": rng.randint(1, 3),
+                        "delta": round(rng.uniform(-0.3, 0.3), 2),
+                    }
+                )
+            config = rng.choices(configs, weights=config_weights)[0]
+            yield {
+                "id": f"decision-{i:08d}",
+                "query_id": f"query-{i:08d}",
+                "question": f"synthetic question {i} of template {qt}",
+                "answer": f"answer {i}",
+                "outcome": rng.choices(outcomes, weights=outcome_weights)[0],
+                "confidence": round(rng.uniform(0.3, 1.0), 2),
+                "query_type": self.type_rows[qt]["id"],
+                "created_at": T0_MS + i * 60_000,
+                "config": config,
+                "filters": f"config={config}; k=20",
+                "evaluated": evaluated,
+            }
+
 
 def synthesize(edges: int, chunks: int, seed: int, zipf: float) -> Workload:
-    """The rows for ``edges`` EVALUATED edges (``edges // 20`` decisions) over ``chunks``."""
-    started = time.perf_counter()
+    """The chunks and types of a graph of ``edges`` EVALUATED edges over ``chunks``."""
     rng = random.Random(seed)
     chunk_ids = [f"chunk-{i:06d}" for i in range(chunks)]
     chunk_rows = [
@@ -117,69 +212,27 @@ def synthesize(edges: int, chunks: int, seed: int, zipf: float) -> Workload:
     ]
     popularity = chunk_ids[:]
     rng.shuffle(popularity)
-    cum_weights = list(itertools.accumulate(1.0 / (r + 1) ** zipf for r in range(chunks)))
-    p_used = {c: rng.betavariate(1.2, 1.5) for c in chunk_ids}  # per-chunk verdict bias
-    pet_reason = {c: rng.randrange(len(REJECTED_REASONS)) for c in chunk_ids}
-    type_ids = [f"qt-{t:02d}" for t in range(QUERY_TYPES)]
     type_rows = [
         {
-            "id": t,
-            "label": f"synthetic question template {i}",
+            "id": f"qt-{t:02d}",
+            "label": f"synthetic question template {t}",
             "centroid": unit(rng, SPEC.dimension),
-            "count": 0,
+            "count": edges // PER_DECISION // QUERY_TYPES,
             "created_at": T0_MS,
         }
-        for i, t in enumerate(type_ids)
+        for t in range(QUERY_TYPES)
     ]
-    workload = Workload(
-        chunk_ids, chunk_rows, type_rows, [], Counter(), popularity, cum_weights, 0.0
+    return Workload(
+        edges,
+        chunk_ids,
+        chunk_rows,
+        type_rows,
+        popularity,
+        list(itertools.accumulate(1.0 / (r + 1) ** zipf for r in range(chunks))),
+        seed,
+        {c: rng.betavariate(1.2, 1.5) for c in chunk_ids},  # per-chunk verdict bias
+        {c: rng.randrange(len(REJECTED_REASONS)) for c in chunk_ids},
     )
-    type_sizes = [0] * QUERY_TYPES
-    outcomes = [o for o, _ in OUTCOMES]
-    outcome_weights = [w for _, w in OUTCOMES]
-    configs = [c for c, _ in CONFIGS]
-    config_weights = [w for _, w in CONFIGS]
-    for i in range(edges // PER_DECISION):
-        qt = rng.randrange(QUERY_TYPES)
-        type_sizes[qt] += 1
-        evaluated = []
-        for c in workload.zipf_chunks(rng, PER_DECISION):
-            workload.in_degree[c] += 1
-            if rng.random() < p_used[c]:
-                verdict, reason = "used", rng.choice(USED_REASONS)
-            else:
-                verdict = "rejected"
-                pet = pet_reason[c] if rng.random() < 0.6 else rng.randrange(len(REJECTED_REASONS))
-                reason = REJECTED_REASONS[pet]
-            evaluated.append(
-                {
-                    "chunk": c,
-                    "verdict": verdict,
-                    "reason": reason,
-                    "step": rng.randint(1, 3),
-                    "delta": round(rng.uniform(-0.3, 0.3), 2),
-                }
-            )
-        config = rng.choices(configs, weights=config_weights)[0]
-        workload.decision_rows.append(
-            {
-                "id": f"decision-{i:07d}",
-                "query_id": f"query-{i:07d}",
-                "question": f"synthetic question {i} of template {qt}",
-                "answer": f"answer {i}",
-                "outcome": rng.choices(outcomes, weights=outcome_weights)[0],
-                "confidence": round(rng.uniform(0.3, 1.0), 2),
-                "query_type": type_ids[qt],
-                "created_at": T0_MS + i * 60_000,
-                "config": config,
-                "filters": f"config={config}; k=20",
-                "evaluated": evaluated,
-            }
-        )
-    for row, size in zip(type_rows, type_sizes, strict=True):
-        row["count"] = size
-    workload.seconds = time.perf_counter() - started
-    return workload
 
 
 def unit(rng: random.Random, dim: int) -> list[float]:
@@ -191,54 +244,40 @@ def unit(rng: random.Random, dim: int) -> list[float]:
 # -- loading -----------------------------------------------------------------------------
 
 
-@dataclass
-class Load:
-    """How long each stage of loading took."""
-
-    stages: dict[str, tuple[int, float]] = field(default_factory=dict)  # rows, seconds
-
-    @property
-    def seconds(self) -> float:
-        return sum(s for _, s in self.stages.values())
-
-
-def load(
-    store: GraphStore, workload: Workload, batch: int, progress: Callable[[str], None]
-) -> Load:
-    """Write the workload with batched UNWIND queries (schema first, not timed)."""
+def load(store: GraphStore, workload: Workload, batch: int, say: Say) -> dict[str, float]:
+    """Write the workload with batched UNWIND queries (schema first, not timed), then
+    build the evidence stats from the edges; seconds per stage."""
     store.ensure_schema(SPEC)
-    result = Load()
+    stages: dict[str, float] = {}
     t0 = time.perf_counter()
     store.write_rows("bench/profiles_chunks", workload.chunk_rows, batch_size=CHUNK_BATCH)
-    result.stages["Chunk nodes"] = (len(workload.chunk_rows), time.perf_counter() - t0)
-    t0 = time.perf_counter()
     store.write_rows(
         "bench/profiles_query_types",
         workload.type_rows,
         batch_size=len(workload.type_rows),
         params={"agent": AGENT},
     )
-    result.stages["QueryType nodes + Agent"] = (len(workload.type_rows), time.perf_counter() - t0)
-    rows = workload.decision_rows
-    step = max(batch, len(rows) // 10 // batch * batch)  # progress about every 10%
+    stages["chunks, query types"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    for start in range(0, len(rows), step):
-        store.write_rows(
-            "bench/profiles_decisions",
-            rows[start : start + step],
-            batch_size=batch,
-            params={"agent": AGENT},
-        )
-        done = min(len(rows), start + step)
-        elapsed = time.perf_counter() - t0
-        progress(
-            f"  {done:,}/{len(rows):,} decisions, {done * PER_DECISION / elapsed:,.0f} edges/s"
-        )
-    result.stages["decisions (+ EVALUATED, DECIDED, Query, RETRIEVED_VIA, OF_TYPE)"] = (
-        len(rows),
-        time.perf_counter() - t0,
-    )
-    return result
+    every = max(1, workload.decisions // 10 // batch) * batch  # progress about every 10%
+    rows: list[dict[str, Any]] = []
+    done = 0
+    for row in workload.decision_rows():
+        rows.append(row)
+        if len(rows) == batch:
+            store.write_rows("bench/profiles_decisions", rows, params={"agent": AGENT})
+            done += len(rows)
+            rows = []
+            if done % every == 0:
+                rate = done * PER_DECISION / (time.perf_counter() - t0)
+                say(f"  {done:,}/{workload.decisions:,} decisions, {rate:,.0f} edges/s")
+    if rows:
+        store.write_rows("bench/profiles_decisions", rows, params={"agent": AGENT})
+    stages["decisions and their edges"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rebuild_stats(store)
+    stages["evidence stats from the edges"] = time.perf_counter() - t0
+    return stages
 
 
 # -- timing ------------------------------------------------------------------------------
@@ -248,6 +287,7 @@ def load(
 class Latency:
     """Latencies of one query, in seconds, with the mean number of items it returned."""
 
+    key: str
     name: str
     samples: list[float]
     items: float
@@ -256,17 +296,18 @@ class Latency:
         ordered = sorted(self.samples)
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
-    def cells(self) -> list[str]:
-        return [
-            f"{self.pct(0.5) * 1000:.1f}",
-            f"{self.pct(0.95) * 1000:.1f}",
-            f"{max(self.samples) * 1000:.1f}",
-            f"{statistics.mean(self.samples) * 1000:.1f}",
-            f"{self.items:.1f}",
-        ]
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "p50_ms": round(self.pct(0.5) * 1000, 2),
+            "p95_ms": round(self.pct(0.95) * 1000, 2),
+            "max_ms": round(max(self.samples) * 1000, 2),
+            "reps": len(self.samples),
+            "items": round(self.items, 1),
+        }
 
 
-def timed(name: str, call: Callable[[int], int], reps: int, warmup: int) -> Latency:
+def timed(key: str, name: str, call: Callable[[int], int], reps: int, warmup: int) -> Latency:
     """Run ``call(i)`` (returning how many items it found) ``warmup`` times untimed,
     then ``reps`` times timed."""
     for i in range(warmup):
@@ -276,7 +317,7 @@ def timed(name: str, call: Callable[[int], int], reps: int, warmup: int) -> Late
         t0 = time.perf_counter()
         items.append(call(warmup + i))
         samples.append(time.perf_counter() - t0)
-    return Latency(name, samples, statistics.mean(items))
+    return Latency(key, name, samples, statistics.mean(items))
 
 
 @dataclass
@@ -307,33 +348,36 @@ def noisy(rng: random.Random, centroid: Sequence[float]) -> list[float]:
     return [x + rng.gauss(0.0, 0.02) for x in centroid]
 
 
-def profile_latencies(
-    store: GraphStore, cands: Candidates, reps: int, warmup: int, suffix: str = ""
+def read_latencies(
+    store: GraphStore, cands: Candidates, reps: int, warmup: int, walk_reps: int
 ) -> list[Latency]:
+    """The reads the ask loop makes, and the same profiles and exclusions by traversal."""
     n = len(cands.uniform)
-    return [
+    options = PlannerOptions()
+    out = [
         timed(
-            f"evidence_profiles, 20 uniform candidates{suffix}",
+            "floor",
+            "RETURN 1 (the round trip alone: this machine's noise floor)",
+            lambda i: len(store.run_text("RETURN 1 AS one").rows),
+            reps,
+            warmup,
+        ),
+        timed(
+            "profiles_uniform",
+            "evidence_profiles, 20 uniform candidates",
             lambda i: len(evidence_profiles(store, cands.uniform[i % n])),
             reps,
             warmup,
         ),
         timed(
-            f"evidence_profiles, 20 hot candidates{suffix}",
+            "profiles_hot",
+            "evidence_profiles, 20 hot candidates",
             lambda i: len(evidence_profiles(store, cands.hot[i % n])),
             reps,
             warmup,
         ),
-    ]
-
-
-def planner_latencies(
-    store: GraphStore, cands: Candidates, reps: int, warmup: int
-) -> list[Latency]:
-    n = len(cands.types)
-    options = PlannerOptions()
-    return [
         timed(
+            "exclusions",
             "excluded_evidence, 40 candidates (Zipf), one type",
             lambda i: len(
                 excluded_evidence(store, cands.planner[i % n], cands.types[i % n], options)
@@ -342,6 +386,14 @@ def planner_latencies(
             warmup,
         ),
         timed(
+            "query_type",
+            f"assign_query_type ({QUERY_TYPES} types, dim {SPEC.dimension}, vector index)",
+            lambda i: int(not assign_query_type(store, f"q{i}", cands.vectors[i % n]).new),
+            reps,
+            warmup,
+        ),
+        timed(
+            "configs",
             "plan_retrieval (configurations of one type)",
             lambda i: sum(
                 s.support > 0
@@ -350,71 +402,111 @@ def planner_latencies(
             reps,
             warmup,
         ),
+    ]
+    if walk_reps:
+        out += [
+            timed(
+                "walk_profiles_hot",
+                "traversed_profiles, 20 hot candidates (every incoming edge)",
+                lambda i: len(traversed_profiles(store, cands.hot[i % n])),
+                walk_reps,
+                1,
+            ),
+            timed(
+                "walk_exclusions",
+                "traversed_exclusions, 40 candidates (every incoming edge)",
+                lambda i: len(
+                    traversed_exclusions(store, cands.planner[i % n], cands.types[i % n], options)
+                ),
+                walk_reps,
+                1,
+            ),
+        ]
+    return out
+
+
+def write_latencies(store: GraphStore, workload: Workload, n: int, seed: int) -> list[Latency]:
+    """The writes that keep the stats: ``n`` decisions of 20 Zipf-drawn chunks written
+    (pending), marked correct (their evaluations enter the windows), then marked
+    incorrect (they leave them; a hot chunk's full window is refilled by traversal)."""
+    rng = random.Random(seed + 4)
+    vector = workload.type_rows[0]["centroid"]
+    decisions = []
+    for i in range(n):
+        chunks = workload.zipf_chunks(rng, PER_DECISION)
+        verdicts = [workload.verdict(rng, c) for c in chunks]
+        decisions.append(
+            Decision(
+                id=f"bench-write-{i:05d}",
+                question=f"written question {i}",
+                answer="an answer",
+                abstained=False,
+                sufficiency=Sufficiency.EXACT,
+                confidence=0.9,
+                mode="loop",
+                rounds=[
+                    Round(
+                        1,
+                        ["q"],
+                        [Candidate(id=c, text="", title="", score=1.0) for c in chunks],
+                        Judgement(
+                            verdicts=[
+                                JudgeVerdict(ref=k, verdict=v, reason=r)  # type: ignore[arg-type]
+                                for k, (v, r) in enumerate(verdicts, 1)
+                            ]
+                        ),
+                    )
+                ],
+                citations=[],
+                cues=[],
+                temporal=False,
+                tokens=0,
+                latency_ms=0.0,
+                store_ms=0.0,
+                llm_ms=0.0,
+                model="bench",
+                created_at=T0_MS + (workload.decisions + i) * 60_000,
+                retrieval=Retrieval(
+                    query_type=str(workload.type_rows[0]["id"]), query_vector=vector
+                ),
+            )
+        )
+
+    def write(i: int) -> int:
+        write_decision(store, decisions[i], agent_model="bench", prompt_version="bench")
+        return PER_DECISION
+
+    def mark(correct: bool) -> Callable[[int], int]:
+        return lambda i: int(record_feedback(store, decisions[i].id, correct=correct).f1 is None)
+
+    return [
+        timed("write_decision", "write_decision, 20 evaluations (pending)", write, n, 0),
         timed(
-            f"assign_query_type ({QUERY_TYPES} types, dim {SPEC.dimension})",
-            lambda i: int(not assign_query_type(store, f"q{i}", cands.vectors[i % n]).new),
-            reps,
-            warmup,
+            "feedback_correct",
+            "record_feedback: pending -> correct (20 windows take it)",
+            mark(True),
+            n,
+            0,
+        ),
+        timed(
+            "feedback_incorrect",
+            "record_feedback: correct -> incorrect (20 windows give it back)",
+            mark(False),
+            n,
+            0,
         ),
     ]
 
 
-# -- pruning and profile quality --------------------------------------------------------
-
-
-@dataclass
-class Quality:
-    """How the sampled profiles changed with pruning."""
-
-    profiled: int
-    identical: float
-    d_reliability: float
-    d_rejected: float
-    reason_changed: float
-    lost: float
-
-
-def profiles_of(store: GraphStore, ids: Sequence[str]) -> dict[str, EvidenceProfile]:
-    out: dict[str, EvidenceProfile] = {}
-    for start in range(0, len(ids), 50):
-        out.update(evidence_profiles(store, ids[start : start + 50]))
-    return out
-
-
-def compare(
-    before: dict[str, EvidenceProfile], after: dict[str, EvidenceProfile], ids: Sequence[str]
-) -> Quality:
-    ids = [i for i in ids if i in before]
-    if not ids:
-        return Quality(0, math.nan, math.nan, math.nan, math.nan, math.nan)
-    same = rel = rej = reason = lost = 0.0
-    for i in ids:
-        b, a = before[i], after.get(i)
-        if a is None:
-            lost += 1
-            continue
-        same += a.text == b.text
-        rel += abs(a.reliability - b.reliability)
-        rej += abs(rejected_share(a) - rejected_share(b))
-        reason += top_rejected(a) != top_rejected(b)
-    kept = len(ids) - lost
-    return Quality(
-        len(ids),
-        same / len(ids),
-        rel / kept if kept else math.nan,
-        rej / kept if kept else math.nan,
-        reason / kept if kept else math.nan,
-        lost / len(ids),
-    )
-
-
-def rejected_share(p: EvidenceProfile) -> float:
-    return p.counts.get("rejected", 0) / p.sampled if p.sampled else 0.0
-
-
-def top_rejected(p: EvidenceProfile) -> str | None:
-    top = p.reasons.get("rejected") or []
-    return top[0][0] if top else None
+def differing(store: GraphStore, ids: Sequence[str]) -> tuple[int, int]:
+    """(profiles, of them different from the traversal's) over ``ids``, 20 at a time."""
+    total = diff = 0
+    for start in range(0, len(ids), PER_DECISION):
+        batch = ids[start : start + PER_DECISION]
+        fast, walked = evidence_profiles(store, batch), traversed_profiles(store, batch)
+        total += len(walked)
+        diff += sum(fast.get(i) != p for i, p in walked.items()) + len(set(fast) - set(walked))
+    return total, diff
 
 
 # -- one backend, one size ---------------------------------------------------------------
@@ -422,17 +514,41 @@ def top_rejected(p: EvidenceProfile) -> str | None:
 
 @dataclass
 class Result:
-    """Everything measured on one store at one size (for the summary)."""
+    """Everything measured on one store at one size."""
 
-    backend: str
+    store: str
     edges: int
-    load: Load
-    rss_mib: float | None
-    file_mib: float | None
-    latencies: list[Latency]
-    prune_seconds: float
-    deleted: int
-    after: list[Latency]
+    max_in_degree: int
+    load_s: dict[str, float]
+    reads: list[Latency]
+    writes: list[Latency] = field(default_factory=list)
+    checked: tuple[int, int] = (0, 0)  # profiles compared with the traversal, different
+    prune: dict[str, Any] = field(default_factory=dict)
+    reads_pruned: list[Latency] = field(default_factory=list)
+    checked_pruned: tuple[int, int] = (0, 0)
+
+    def read(self, key: str, pruned: bool = False) -> Latency | None:
+        return next(
+            (x for x in (self.reads_pruned if pruned else self.reads) if x.key == key), None
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        old = OLD.get((self.store, self.edges), {})
+        return {
+            "store": self.store,
+            "edges": self.edges,
+            "max_in_degree": self.max_in_degree,
+            "load_s": {k: round(v, 1) for k, v in self.load_s.items()},
+            "queries": {x.key: x.as_dict() for x in [*self.reads, *self.writes]},
+            "old": {k: {"p50_ms": v[0], "p95_ms": v[1]} for k, v in old.items()},
+            "equal_to_traversal": {"profiles": self.checked[0], "different": self.checked[1]},
+            "prune": self.prune,
+            "queries_pruned": {x.key: x.as_dict() for x in self.reads_pruned},
+            "equal_to_traversal_pruned": {
+                "profiles": self.checked_pruned[0],
+                "different": self.checked_pruned[1],
+            },
+        }
 
 
 def evaluated_count(store: GraphStore) -> int:
@@ -441,131 +557,76 @@ def evaluated_count(store: GraphStore) -> int:
 
 
 def bench_store(
-    console: Console,
-    backend: str,
-    store: GraphStore,
-    workload: Workload,
-    args: argparse.Namespace,
-    sizes: Callable[[], tuple[float | None, float | None, float | None]],
+    say: Say, backend: str, store: GraphStore, workload: Workload, args: argparse.Namespace
 ) -> Result:
-    """Load, measure, prune, compare: one table per step."""
+    """Load, build the stats, time reads and writes, check against the traversal, prune,
+    time and check again."""
     label = f"{backend}, {workload.edges:,} edges"
-    console.print(f"[bold]{label}[/]: loading …")
-    loaded = load(store, workload, args.batch, lambda m: console.print(m, highlight=False))
-    rss, snapshot, aof = sizes()
-    table = Table("stage", "rows", "seconds", "rows/s", title=f"load ({label})")
-    for stage, (rows, seconds) in loaded.stages.items():
-        table.add_row(stage, f"{rows:,}", f"{seconds:.1f}", f"{rows / seconds:,.0f}")
-    table.add_row(
-        "total",
-        f"{workload.edges:,} EVALUATED edges",
-        f"{loaded.seconds:.1f}",
-        f"{workload.edges / loaded.seconds:,.0f} edges/s",
+    say(f"[bold]{label}[/]: loading …")
+    stages = load(store, workload, args.batch, say)
+    say(load_table(label, stages, workload))
+    cands = draw(workload, args.reps, args.seed)
+    say(f"timing {args.reps} repetitions of each read …")
+    result = Result(
+        backend,
+        workload.edges,
+        max(workload.in_degree.values()),
+        stages,
+        read_latencies(store, cands, args.reps, args.warmup, args.walk_reps),
     )
-    console.print(table)
+    sample = random.Random(args.seed + 2).sample(workload.chunk_ids, SAMPLE)
+    checked = [*workload.hot(), *sample]
+    result.checked = differing(store, checked)
+    say(latency_table(f"reads ({label}), ms", result, result.reads))
+    if args.writes:
+        result.writes = write_latencies(store, workload, args.writes, args.seed)
+        say(latency_table(f"writes keeping the stats ({label}), ms", result, result.writes))
+    t0 = time.perf_counter()
+    report = prune_evaluations(store, keep=args.prune_keep)
+    result.prune = {
+        "keep": args.prune_keep,
+        "chunks": report.items,
+        "deleted": report.deleted,
+        "left": evaluated_count(store),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    say(
+        f"prune --keep {args.prune_keep}: {report.deleted:,} edges of {report.items:,} chunks "
+        f"deleted in {result.prune['seconds']} s (stats recomputed), "
+        f"{result.prune['left']:,} left"
+    )
+    result.reads_pruned = read_latencies(store, cands, args.reps, args.warmup, 0)
+    result.checked_pruned = differing(store, checked)
+    say(latency_table(f"reads after pruning ({label}), ms", result, result.reads_pruned))
+    return result
+
+
+def load_table(label: str, stages: dict[str, float], workload: Workload) -> Table:
     degrees = sorted(workload.in_degree.values())
-    facts = Table("measure", "value", title=f"graph and store ({label})")
-    facts.add_row("EVALUATED edges in the store", f"{evaluated_count(store):,}")
-    facts.add_row(
-        "decisions (per query type)",
-        f"{len(workload.decision_rows):,} ({len(workload.decision_rows) // QUERY_TYPES:,})",
-    )
-    facts.add_row(
-        "chunks evaluated at least once",
-        f"{len(degrees):,} of {len(workload.chunk_ids):,}",
-    )
-    facts.add_row(
+    table = Table("stage", "seconds", title=f"load ({label})")
+    for stage, seconds in stages.items():
+        table.add_row(stage, f"{seconds:.1f}")
+    table.add_row(
         "evaluations per chunk: p50 / p99 / max",
         f"{degrees[len(degrees) // 2]} / {degrees[int(len(degrees) * 0.99)]} / {degrees[-1]}",
     )
-    hot = workload.hot()
-    facts.add_row(
-        f"hot candidate pool: {len(hot)} most evaluated chunks",
-        f"{workload.in_degree[hot[-1]]} to {workload.in_degree[hot[0]]} evaluations each",
-    )
-    facts.add_row("server RSS after load", "n/a (remote)" if rss is None else f"{rss:.0f} MiB")
-    facts.add_row(
-        "store file after SAVE (snapshot)",
-        "n/a (remote)" if snapshot is None else f"{snapshot:.1f} MiB",
-    )
-    if aof is not None:
-        facts.add_row("append-only files beside it", f"{aof:.1f} MiB")
-    console.print(facts)
-
-    cands = draw(workload, args.reps, args.seed)
-    console.print(f"timing {args.reps} repetitions of each query …")
-    latencies = profile_latencies(store, cands, args.reps, args.warmup)
-    latencies += planner_latencies(store, cands, args.reps, args.warmup)
-    console.print(latency_table(f"query latency ({label}), ms", latencies))
-
-    sample = random.Random(args.seed + 2).sample(workload.chunk_ids, SAMPLE)
-    over = {c for c, n in workload.in_degree.items() if n > args.prune_keep}
-    before = profiles_of(store, sample)
-    t0 = time.perf_counter()
-    report = prune_evaluations(store, keep=args.prune_keep)
-    prune_seconds = time.perf_counter() - t0
-    after = profiles_of(store, sample)
-    remaining = evaluated_count(store)
-    rss_after = sizes()[0]
-    table = Table("measure", "value", title=f"prune --keep {args.prune_keep} ({label})")
-    table.add_row("chunks over the limit", f"{report.items:,}")
-    table.add_row("EVALUATED edges deleted", f"{report.deleted:,}")
-    table.add_row("EVALUATED edges left", f"{remaining:,}")
-    table.add_row(
-        "seconds", f"{prune_seconds:.1f} ({report.deleted / max(prune_seconds, 1e-9):,.0f} edges/s)"
-    )
-    if rss_after is not None:
-        table.add_row("server RSS after pruning", f"{rss_after:.0f} MiB")
-    console.print(table)
-    table = Table(
-        "profiles of a fixed sample",
-        "profiled",
-        "identical text",
-        "mean |Δ reliability|",
-        "mean |Δ share rejected|",
-        "top rejected reason changed",
-        "lost their profile",
-        title=f"profile quality after pruning ({label}; {SAMPLE} sampled chunks)",
-    )
-    for name, ids in (
-        ("every sampled chunk with a profile", sample),
-        (f"only those over {args.prune_keep} evaluations", [i for i in sample if i in over]),
-    ):
-        q = compare(before, after, ids)
-        table.add_row(
-            name,
-            str(q.profiled),
-            pct(q.identical),
-            num(q.d_reliability),
-            num(q.d_rejected),
-            pct(q.reason_changed),
-            pct(q.lost),
-        )
-    console.print(table)
-    after_latencies = profile_latencies(store, cands, args.reps, args.warmup, ", after pruning")
-    console.print(latency_table(f"query latency after pruning ({label}), ms", after_latencies))
-    return Result(
-        backend,
-        workload.edges,
-        loaded,
-        rss,
-        snapshot,
-        latencies,
-        prune_seconds,
-        report.deleted,
-        after_latencies,
-    )
-
-
-def latency_table(title: str, latencies: list[Latency]) -> Table:
-    table = Table("query", "p50", "p95", "max", "mean", "items returned", title=title)
-    for lat in latencies:
-        table.add_row(lat.name, *lat.cells())
     return table
 
 
-def pct(x: float) -> str:
-    return "-" if math.isnan(x) else f"{100 * x:.1f}%"
+def latency_table(title: str, result: Result, latencies: list[Latency]) -> Table:
+    old = OLD.get((result.store, result.edges), {})
+    table = Table("query", "p50", "p95", "max", "items", "before: p50 / p95", title=title)
+    for lat in latencies:
+        before = old.get(lat.key)
+        table.add_row(
+            lat.name,
+            ms(lat.pct(0.5)),
+            ms(lat.pct(0.95)),
+            ms(max(lat.samples)),
+            f"{lat.items:.1f}",
+            "-" if before is None else f"{before[0]:g} / {before[1]:g}",
+        )
+    return table
 
 
 def ms(seconds: float) -> str:
@@ -573,41 +634,28 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}" if seconds < 0.1 else f"{seconds * 1000:.0f}"
 
 
-def num(x: float) -> str:
-    return "-" if math.isnan(x) else f"{x:.3f}"
+def cell(lat: Latency | None) -> str:
+    return "-" if lat is None else f"{ms(lat.pct(0.5))} / {ms(lat.pct(0.95))}"
 
 
 # -- the stores --------------------------------------------------------------------------
 
 
 @contextmanager
-def falkordb_store(
-    folder: Path, edges: int
-) -> Iterator[tuple[GraphStore, Callable[[], tuple[float | None, float | None, float | None]]]]:
+def falkordb_store(folder: Path, edges: int) -> Iterator[GraphStore]:
     from graphmind.store.falkordb import FalkorDBLiteStore
 
-    path = folder / f"profiles-{edges}.db"
-    store = FalkorDBLiteStore(str(path))
+    store = FalkorDBLiteStore(str(folder / f"profiles-{edges}.db"))
     store.wipe()
-    client = store._db.client  # the embedded server, for its PID and SAVE
-
-    def sizes() -> tuple[float | None, float | None, float | None]:
-        rss = psutil.Process(client.pid).memory_info().rss / 2**20 if client.pid else None
-        client.save()
-        aof_dir = path.with_name(path.name + ".aof")
-        aof = sum(f.stat().st_size for f in aof_dir.glob("*")) if aof_dir.is_dir() else 0
-        return rss, path.stat().st_size / 2**20, aof / 2**20
-
     try:
-        yield store, sizes
+        yield store
     finally:
+        store.wipe()  # the next size gets the memory back
         store.close()
 
 
 @contextmanager
-def neo4j_store(
-    uri: str,
-) -> Iterator[tuple[GraphStore, Callable[[], tuple[float | None, float | None, float | None]]]]:
+def neo4j_store(uri: str) -> Iterator[GraphStore]:
     from graphmind.store.neo4j import Neo4jStore
 
     store = Neo4jStore(
@@ -618,91 +666,205 @@ def neo4j_store(
     )
     store.wipe()
     try:
-        yield store, lambda: (None, None, None)
+        yield store
     finally:
         store.close()
 
 
+def stores(
+    folder: Path, edges: int, neo4j_uri: str | None, which: Sequence[str]
+) -> Iterator[tuple[str, Any]]:
+    if "falkordb" in which:
+        yield "FalkorDB Lite", falkordb_store(folder, edges)
+    if neo4j_uri and "neo4j" in which:
+        yield "Neo4j", neo4j_store(neo4j_uri)
+
+
+def growth(say: Say, args: argparse.Namespace, folder: Path, neo4j_uri: str | None) -> list[Result]:
+    """The scaled-down run: each size loaded over ``--growth-chunks`` chunks, reads only."""
+    out: list[Result] = []
+    for edges in args.growth:
+        workload = synthesize(edges, args.growth_chunks, args.seed, args.zipf)
+        for backend, opened in stores(folder, edges, neo4j_uri, args.stores):
+            with opened as store:
+                label = f"growth: {backend}, {edges:,} edges over {args.growth_chunks:,} chunks"
+                say(f"[bold]{label}[/]: loading …")
+                stages = load(store, workload, args.batch, say)
+                say(load_table(label, stages, workload))
+                cands = draw(workload, args.growth_reps, args.seed)
+                reads = read_latencies(
+                    store, cands, args.growth_reps, args.warmup, min(args.walk_reps, 5)
+                )
+                result = Result(backend, edges, max(workload.in_degree.values()), stages, reads)
+                result.checked = differing(store, workload.hot())
+                out.append(result)
+                say(latency_table(f"reads ({label}), ms", result, reads))
+    return out
+
+
+def summary(results: list[Result]) -> Table:
+    table = Table(
+        "store",
+        "edges",
+        "profiles uniform",
+        "before",
+        "profiles hot",
+        "before",
+        "exclusions",
+        "before",
+        "query type",
+        "RETURN 1",
+        "traversal hot (now)",
+        "= traversal",
+        "write / feedback p95",
+        "hot, pruned",
+        title="summary: p50 / p95 ms, the stats beside the numbers measured before them",
+    )
+    for r in results:
+        old = OLD.get((r.store, r.edges), {})
+
+        def before(key: str, old: dict[str, tuple[float, float]] = old) -> str:
+            return f"{old[key][0]:g} / {old[key][1]:g}" if key in old else "-"
+
+        writes = {w.key: w for w in r.writes}
+        table.add_row(
+            r.store,
+            f"{r.edges:,}",
+            cell(r.read("profiles_uniform")),
+            before("profiles_uniform"),
+            cell(r.read("profiles_hot")),
+            before("profiles_hot"),
+            cell(r.read("exclusions")),
+            before("exclusions"),
+            cell(r.read("query_type")),
+            cell(r.read("floor")),
+            cell(r.read("walk_profiles_hot")),
+            f"{r.checked[0] - r.checked[1]}/{r.checked[0]}",
+            "-"
+            if not writes
+            else " / ".join(
+                ms(writes[k].pct(0.95))
+                for k in ("write_decision", "feedback_correct", "feedback_incorrect")
+            ),
+            cell(r.read("profiles_hot", pruned=True)),
+        )
+    return table
+
+
+def growth_table(results: list[Result]) -> Table:
+    table = Table(
+        "store",
+        "edges",
+        "max evaluations of a chunk",
+        *(f"{k} p95" for k in READS),
+        "traversal hot p95",
+        title="growth check: p95 ms by size (the reads do not walk the edges)",
+    )
+    for backend in dict.fromkeys(r.store for r in results):
+        rows = [r for r in results if r.store == backend]
+        for r in rows:
+            table.add_row(
+                r.store,
+                f"{r.edges:,}",
+                f"{r.max_in_degree:,}",
+                *(ms(lat.pct(0.95)) if (lat := r.read(k)) else "-" for k in READS),
+                ms(lat.pct(0.95)) if (lat := r.read("walk_profiles_hot")) else "-",
+            )
+        if len(rows) > 1:
+            first, last = rows[0], rows[-1]
+            table.add_row(
+                backend,
+                f"x{last.edges / first.edges:g}",
+                f"x{last.max_in_degree / first.max_in_degree:.0f}",
+                *(ratio(first.read(k), last.read(k)) for k in READS),
+                ratio(first.read("walk_profiles_hot"), last.read("walk_profiles_hot")),
+            )
+    return table
+
+
+def ratio(a: Latency | None, b: Latency | None) -> str:
+    return "-" if a is None or b is None else f"x{b.pct(0.95) / a.pct(0.95):.2f}"
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--edges", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--edges", type=int, nargs="*", default=[100_000, 1_000_000])
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--walk-reps", type=int, default=20, help="reps of the traversals")
+    parser.add_argument("--writes", type=int, default=50, help="decisions written and flipped")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--zipf", type=float, default=1.0, help="skew of chunk popularity")
     parser.add_argument("--batch", type=int, default=500, help="decisions per write query")
     parser.add_argument("--prune-keep", type=int, default=50)
+    parser.add_argument("--growth", type=int, nargs="*", default=[], help="edge counts")
+    parser.add_argument("--growth-chunks", type=int, default=2_000)
+    parser.add_argument("--growth-reps", type=int, default=100)
     parser.add_argument("--store", type=Path, help="folder for the stores (kept); else a temp dir")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 10k edges, 30 reps")
-    args = parser.parse_args()
-    if args.quick:
-        args.edges, args.reps, args.warmup = [10_000], 30, 5
-    if args.chunks < SAMPLE or any(e < PER_DECISION for e in args.edges):
-        parser.error(f"need at least {SAMPLE} chunks and {PER_DECISION} edges")
-    console = Console(width=max(Console().width, 170))
-    neo4j_uri = os.environ.get("GRAPHMIND_BENCH_NEO4J_URI")
-    console.print(
-        f"bench_profiles: edges {', '.join(f'{e:,}' for e in args.edges)}; {args.chunks:,} "
-        f"chunks; {PER_DECISION} edges per decision; {QUERY_TYPES} query types; zipf "
-        f"{args.zipf}; {args.reps} reps after {args.warmup} warm-up; seed {args.seed}; "
-        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}",
-        highlight=False,
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument(
+        "--stores", nargs="+", choices=("falkordb", "neo4j"), default=["falkordb", "neo4j"]
     )
+    args = parser.parse_args()
+    # the traversal's collect() of CASE (nulls for other outcomes) makes Neo4j warn per call
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+    if args.quick:
+        args.edges, args.reps, args.warmup, args.walk_reps, args.writes = [10_000], 30, 5, 5, 10
+    if args.chunks < SAMPLE or args.growth_chunks < PER_DECISION:
+        parser.error(f"need at least {SAMPLE} chunks ({PER_DECISION} for the growth check)")
+    if any(e < PER_DECISION for e in [*args.edges, *args.growth]):
+        parser.error(f"need at least {PER_DECISION} edges")
+    console = Console(width=max(Console().width, 170), stderr=args.json)
+    say: Say = lambda m: console.print(m, highlight=False)  # noqa: E731
+    neo4j_uri = os.environ.get("GRAPHMIND_BENCH_NEO4J_URI")
+    setup = {
+        "chunks": args.chunks,
+        "per_decision": PER_DECISION,
+        "query_types": QUERY_TYPES,
+        "zipf": args.zipf,
+        "reps": args.reps,
+        "warmup": args.warmup,
+        "seed": args.seed,
+        "cpus": os.cpu_count(),
+        "load_average": round(os.getloadavg()[0], 2),
+        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+    }
+    say(f"bench_profiles: {json.dumps(setup)}")
     results: list[Result] = []
+    grown: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="bench-profiles-") as tmp:
         folder = args.store or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         for edges in args.edges:
             workload = synthesize(edges, args.chunks, args.seed, args.zipf)
-            console.print(
-                f"synthesized {workload.edges:,} edges in {workload.seconds:.1f}s (not timed)"
-            )
-            with falkordb_store(folder, edges) as (store, sizes):
-                results.append(bench_store(console, "FalkorDB Lite", store, workload, args, sizes))
-            if neo4j_uri:
-                with neo4j_store(neo4j_uri) as (store, sizes):
-                    results.append(bench_store(console, "Neo4j", store, workload, args, sizes))
+            for backend, opened in stores(folder, edges, neo4j_uri, args.stores):
+                with opened as store:
+                    results.append(bench_store(say, backend, store, workload, args))
+        grown = growth(say, args, folder, neo4j_uri)
     if not neo4j_uri:
-        console.print(
+        say(
             "Neo4j skipped: GRAPHMIND_BENCH_NEO4J_URI is not set (with _USER, _PASSWORD, "
             "_DATABASE; the database's GraphMind nodes and indexes are deleted)."
         )
-    summary = Table(
-        "store",
-        "edges",
-        "load s",
-        "edges/s",
-        "RSS MiB",
-        "file MiB",
-        "profiles uniform p50/p95",
-        "profiles hot p50/p95",
-        "exclusions p50/p95",
-        "configs p50",
-        "types p50",
-        "prune s",
-        "hot p50/p95 pruned",
-        title="summary (latencies in ms)",
-    )
-    for r in results:
-        lat = [ms(x.pct(0.5)) for x in r.latencies]
-        p95 = [ms(x.pct(0.95)) for x in r.latencies]
-        summary.add_row(
-            r.backend,
-            f"{r.edges:,}",
-            f"{r.load.seconds:.1f}",
-            f"{r.edges / r.load.seconds:,.0f}",
-            "-" if r.rss_mib is None else f"{r.rss_mib:.0f}",
-            "-" if r.file_mib is None else f"{r.file_mib:.0f}",
-            f"{lat[0]}/{p95[0]}",
-            f"{lat[1]}/{p95[1]}",
-            f"{lat[2]}/{p95[2]}",
-            lat[3],
-            lat[4],
-            f"{r.prune_seconds:.1f}",
-            f"{ms(r.after[1].pct(0.5))}/{ms(r.after[1].pct(0.95))}",
+    if results:
+        say(summary(results))
+    if grown:
+        say(growth_table(grown))
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "setup": setup,
+                    "results": [r.as_dict() for r in results],
+                    "growth": {
+                        "chunks": args.growth_chunks,
+                        "results": [r.as_dict() for r in grown],
+                    },
+                }
+            )
         )
-    console.print(summary)
     return 0
 
 

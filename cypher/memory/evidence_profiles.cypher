@@ -7,7 +7,7 @@
 UNWIND $ids AS id
 MATCH (c:Chunk {id: id})<-[v:EVALUATED]-(d:Decision)
 WITH id, v, d
-ORDER BY d.created_at DESC
+ORDER BY d.created_at DESC, d.id DESC
 WITH id,
      count(v) AS incoming,
      collect(CASE WHEN d.outcome = 'correct'

@@ -6,6 +6,15 @@
 // moves toward the question (a running mean) or which is created with it.
 // Chunks are matched once; edges to a chunk that is gone are skipped. A decision or step
 // id that already exists fails the whole query, which then writes nothing.
+// In the same write, each judged chunk's EvidenceStats (what its evidence profile is read
+// from; see graphmind/memory/stats.py) counts the new evaluation, and when the decision
+// is already correct, counts it among the correct ones, takes it into the window of the
+// most recent correct evaluations (at most $capacity; newest first, so an evaluation
+// older than a window that does not hold them all stays out) and into the TYPE_STATS
+// edge from the decision's query type. A stats node left behind by a deleted chunk of
+// the same id starts over when it is linked again.
+// One decision per query: two rows judging one chunk would read its stats before
+// either writes them.
 UNWIND $rows AS row
 OPTIONAL MATCH (chunk:Chunk)
 WHERE chunk.id IN row.chunk_ids
@@ -52,6 +61,7 @@ FOREACH (t IN CASE WHEN row.query_type IS NULL THEN [] ELSE [row.query_type] END
   ON MATCH SET qt.centroid = [i IN range(0, size(qt.centroid) - 1) |
                               qt.centroid[i] + (t.vector[i] - qt.centroid[i]) / (qt.count + 1)],
                qt.count = qt.count + 1
+  SET qt.embedding = {{VEC}}(qt.centroid)
   CREATE (q:Query {id: row.retrieval.query_id, text: row.question,
                    queries: row.retrieval.queries})
   CREATE (d)-[:RETRIEVED_VIA {
@@ -64,4 +74,39 @@ FOREACH (t IN CASE WHEN row.query_type IS NULL THEN [] ELSE [row.query_type] END
     token_cost: row.tokens, timestamp: row.created_at
   }]->(q)
   CREATE (q)-[:OF_TYPE]->(qt))
-RETURN d.id AS id
+WITH d, row, chunks
+UNWIND row.evaluated AS e
+UNWIND [x IN chunks WHERE x.id = e.chunk] AS c
+MERGE (s:EvidenceStats {id: c.id})
+MERGE (c)-[:HAS_STATS]->(s)
+ON CREATE SET s.incoming = 0, s.correct = 0, s.used_correct = 0, s.at = [], s.decisions = [],
+              s.verdicts = [], s.reasons = [], s.stale = null
+WITH d, row, e, c, s, row.outcome = 'correct' AS ok,
+     coalesce(s.at, []) AS ats, coalesce(s.decisions, []) AS ids,
+     coalesce(s.verdicts, []) AS verdicts, coalesce(s.reasons, []) AS reasons
+// the window is newest first (created_at, then decision id, both descending): the new
+// evaluation goes in after every entry newer than it
+WITH d, row, e, c, s, ok, ats, ids, verdicts, reasons,
+     size([i IN range(0, size(ats) - 1)
+           WHERE ats[i] > d.created_at OR (ats[i] = d.created_at AND ids[i] > d.id)]) AS pos
+WITH d, row, e, c, s, ok, ats, ids, verdicts, reasons, pos,
+     pos < size(ats) OR size(ats) = coalesce(s.correct, 0) AS fits
+SET s.incoming = coalesce(s.incoming, 0) + 1
+FOREACH (_ IN CASE WHEN ok THEN [1] ELSE [] END |
+  SET s.correct = coalesce(s.correct, 0) + 1,
+      s.used_correct = coalesce(s.used_correct, 0)
+                       + CASE WHEN e.verdict = 'used' THEN 1 ELSE 0 END)
+FOREACH (_ IN CASE WHEN ok AND fits THEN [1] ELSE [] END |
+  SET s.at = (ats[0..pos] + [d.created_at] + ats[pos..])[0..$capacity],
+      s.decisions = (ids[0..pos] + [d.id] + ids[pos..])[0..$capacity],
+      s.verdicts = (verdicts[0..pos] + [e.verdict] + verdicts[pos..])[0..$capacity],
+      s.reasons = (reasons[0..pos] + [coalesce(e.reason, '')] + reasons[pos..])[0..$capacity])
+FOREACH (t IN CASE WHEN ok AND row.query_type_id IS NOT NULL
+                   THEN [row.query_type_id] ELSE [] END |
+  MERGE (qt:QueryType {id: t})
+  MERGE (qt)-[ts:TYPE_STATS]->(c)
+  ON CREATE SET ts.correct = 1,
+                ts.rejected = CASE WHEN e.verdict = 'rejected' THEN 1 ELSE 0 END
+  ON MATCH SET ts.correct = ts.correct + 1,
+               ts.rejected = ts.rejected + CASE WHEN e.verdict = 'rejected' THEN 1 ELSE 0 END)
+RETURN count(*) AS evaluated

@@ -2,7 +2,8 @@
 
 One decision is written by one named query (``memory/write_decision``), so it is atomic
 on both stores: either the decision with all its steps and edges is in the graph, or
-nothing of it is.
+nothing of it is, and the evidence stats of the chunks it judged (``memory.stats``) count
+it in the same write.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from graphmind.ask.models import Decision, Round
 from graphmind.build.loaders import digest
+from graphmind.memory import stats
 from graphmind.store.base import GraphStore, Row
 
 SNIPPET_CHARS = 300
@@ -146,7 +148,10 @@ def write_decision(
     a decision id or a round written before.
     """
     row = decision_row(decision, agent_model=agent_model, prompt_version=prompt_version)
-    store.write_rows("memory/write_decision", [row])
+    # one decision per query: the evidence stats it updates are read before they are written
+    store.write_rows(
+        "memory/write_decision", [row], batch_size=1, params={"capacity": stats.CAPACITY}
+    )
 
 
 def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 Only decisions marked ``correct`` feed evidence profiles and the planner, so feedback
 is what turns past answers into memory. Feedback is idempotent and can be corrected
-(the latest call wins); it is stored on the Decision and on its DECIDED edge.
+(the latest call wins); it is stored on the Decision and on its DECIDED edge, and the
+same write moves the decision's evaluations in or out of the evidence stats
+(``memory.stats``) when it makes the decision correct or takes that back.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from graphmind.errors import ConfigError
+from graphmind.memory import stats
 from graphmind.scoring import CORRECT_F1, best_token_f1
 from graphmind.store.base import GraphStore
 
@@ -59,6 +62,8 @@ def record_feedback(
             "gold": gold,
             "f1": f1,
             "now": int(time.time() * 1000),
+            "window": stats.WINDOW,
+            "capacity": stats.CAPACITY,
         },
         write=True,
     )

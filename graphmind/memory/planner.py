@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from graphmind.store.base import GraphStore
 
@@ -114,19 +115,44 @@ class Exclusion:
 def excluded_evidence(
     store: GraphStore, ids: Sequence[str], query_type: str, options: PlannerOptions
 ) -> list[Exclusion]:
-    """Of ``ids``, the chunks that correct decisions of this type keep rejecting."""
+    """Of ``ids``, the chunks that correct decisions of this type keep rejecting: from the
+    counts kept on write (``memory/type_stats``), by traversal for chunks whose stats are
+    stale."""
     if not ids:
         return []
-    rows = store.run(
-        "memory/planner_exclusions",
-        {
-            "ids": list(dict.fromkeys(ids)),
-            "query_type": query_type,
-            "threshold": float(options.reject_threshold),
-            "min_support": int(options.min_support),
-        },
-    )
+    params = _exclusion_params(ids, query_type, options)
+    rows = store.run("memory/type_stats", params)
+    found = [
+        Exclusion(str(r["id"]), int(r["support"]), int(r["rejected"]))
+        for r in rows
+        if not r["stale"]
+    ]
+    stale = [str(r["id"]) for r in rows if r["stale"]]
+    if stale:
+        found += traversed_exclusions(store, stale, query_type, options)
+    return sorted(found, key=lambda e: e.id)
+
+
+def traversed_exclusions(
+    store: GraphStore, ids: Sequence[str], query_type: str, options: PlannerOptions
+) -> list[Exclusion]:
+    """The exclusions by the backward traversal over every incoming ``EVALUATED`` edge
+    (the definition, and the audit path)."""
+    if not ids:
+        return []
+    rows = store.run("memory/planner_exclusions", _exclusion_params(ids, query_type, options))
     return [Exclusion(str(r["id"]), int(r["support"]), int(r["rejected"])) for r in rows]
+
+
+def _exclusion_params(
+    ids: Sequence[str], query_type: str, options: PlannerOptions
+) -> dict[str, Any]:
+    return {
+        "ids": list(dict.fromkeys(ids)),
+        "query_type": query_type,
+        "threshold": float(options.reject_threshold),
+        "min_support": int(options.min_support),
+    }
 
 
 def _config(name: str) -> RetrievalConfig:

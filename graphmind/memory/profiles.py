@@ -1,11 +1,16 @@
 """Evidence profiles: what earlier correct decisions said about each candidate (ROZA).
 
-One named query walks backwards from every candidate over its incoming ``EVALUATED``
-edges, keeping only verdicts of decisions whose outcome is ``correct`` (and only the
-most recent ones when there are many). Python turns them into the verdict
+A profile is defined by the backward traversal from a candidate over its incoming
+``EVALUATED`` edges (``memory/evidence_profiles``, kept as the source of truth and the
+audit path): the verdicts of decisions whose outcome is ``correct``, only the ``recent``
+most recent when there are more than ``tmax``, every incoming evaluation for the
+reliability. The ask loop reads the same numbers from the stats kept on write
+(``memory/profile_stats``, see ``memory.stats``), one bounded read per candidate however
+often it was judged, and falls back to the traversal for a chunk whose stats are stale
+or whose window is too small for the options. Python turns them into the verdict
 distribution, the top reasons and the reliability, and renders them beside the
-candidate in the judge's prompt within a token budget. A candidate never evaluated in
-a correct decision gets no profile, so a cold start is exactly the plain loop.
+candidate in the judge's prompt within a token budget. A candidate never evaluated in a
+correct decision gets no profile, so a cold start is exactly the plain loop.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import string
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from graphmind.store.base import GraphStore
 
@@ -53,7 +60,41 @@ class EvidenceProfile:
 def evidence_profiles(
     store: GraphStore, ids: Sequence[str], options: ProfileOptions | None = None
 ) -> dict[str, EvidenceProfile]:
-    """Profiles of the given chunks (one query); chunks without history are absent."""
+    """Profiles of the given chunks, from their stats (one query, plus a traversal for
+    chunks the stats cannot answer); chunks without history are absent."""
+    opts = options or ProfileOptions()
+    if not ids:
+        return {}
+    rows = store.run(
+        "memory/profile_stats",
+        {"ids": list(dict.fromkeys(ids)), "tmax": opts.tmax, "recent": opts.recent},
+    )
+    out: dict[str, EvidenceProfile] = {}
+    walk: list[str] = []
+    for row in rows:
+        evaluated = int(row["evaluated"] or 0)
+        wanted = min(evaluated, opts.recent) if evaluated > opts.tmax else evaluated
+        verdicts, reasons = row["verdicts"] or [], row["reasons"] or []
+        if row["stale"] or len(verdicts) < wanted:
+            walk.append(str(row["id"]))
+            continue
+        sample = [{"verdict": v, "reason": r} for v, r in zip(verdicts, reasons, strict=True)][
+            :wanted
+        ]
+        out[str(row["id"])] = _profile(
+            str(row["id"]), evaluated, int(row["incoming"]), int(row["used_correct"]), sample, opts
+        )
+    if walk:
+        out.update(traversed_profiles(store, walk, opts))
+    return out
+
+
+def traversed_profiles(
+    store: GraphStore, ids: Sequence[str], options: ProfileOptions | None = None
+) -> dict[str, EvidenceProfile]:
+    """Profiles of the given chunks by the backward traversal over every incoming
+    ``EVALUATED`` edge (the definition, and the audit path); chunks without history are
+    absent."""
     opts = options or ProfileOptions()
     if not ids:
         return {}
@@ -61,25 +102,43 @@ def evidence_profiles(
         "memory/evidence_profiles",
         {"ids": list(dict.fromkeys(ids)), "tmax": opts.tmax, "recent": opts.recent},
     )
-    out: dict[str, EvidenceProfile] = {}
-    for row in rows:
-        sample = [s for s in row["sample"] or [] if s]
-        counts = Counter(str(s["verdict"]) for s in sample)
-        profile = EvidenceProfile(
-            evidence_id=str(row["id"]),
-            evaluated=int(row["evaluated"]),
-            counts={v: counts.get(v, 0) for v in VERDICTS},
-            reasons={
-                v: _top_reasons([str(s["reason"] or "") for s in sample if s["verdict"] == v], opts)
-                for v in VERDICTS
-            },
-            reliability=int(row["used_correct"]) / max(1, int(row["incoming"])),
-            incoming=int(row["incoming"]),
-            sampled=len(sample),
+    return {
+        str(row["id"]): _profile(
+            str(row["id"]),
+            int(row["evaluated"]),
+            int(row["incoming"]),
+            int(row["used_correct"]),
+            [s for s in row["sample"] or [] if s],
+            opts,
         )
-        profile.text = render_profile(profile)
-        out[profile.evidence_id] = profile
-    return out
+        for row in rows
+    }
+
+
+def _profile(
+    evidence_id: str,
+    evaluated: int,
+    incoming: int,
+    used_correct: int,
+    sample: list[dict[str, Any]],
+    opts: ProfileOptions,
+) -> EvidenceProfile:
+    """The profile of one chunk from its counts and its sample (newest first)."""
+    counts = Counter(str(s["verdict"]) for s in sample)
+    profile = EvidenceProfile(
+        evidence_id=evidence_id,
+        evaluated=evaluated,
+        counts={v: counts.get(v, 0) for v in VERDICTS},
+        reasons={
+            v: _top_reasons([str(s["reason"] or "") for s in sample if s["verdict"] == v], opts)
+            for v in VERDICTS
+        },
+        reliability=used_correct / max(1, incoming),
+        incoming=incoming,
+        sampled=len(sample),
+    )
+    profile.text = render_profile(profile)
+    return profile
 
 
 def render_profile(p: EvidenceProfile) -> str:
@@ -126,5 +185,6 @@ def _top_reasons(reasons: list[str], options: ProfileOptions) -> list[tuple[str,
 _STRIP = str.maketrans("", "", string.punctuation)
 
 
+@lru_cache(maxsize=8192)  # a hot chunk's reasons come back on every read
 def _reason_key(reason: str) -> str:
     return " ".join(reason.lower().translate(_STRIP).split())

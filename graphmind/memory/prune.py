@@ -6,6 +6,12 @@ an item has more than ``tmax`` (50), so keeping at least ``tmax`` per item leave
 sampled profile's verdict distribution and reasons nearly unchanged; what is lost is the
 long-run count ("evaluated n times") and the reliability over the whole history, which
 then covers the kept window only. ``scripts/bench_profiles.py`` measures the drift.
+
+Profiles and the planner read stats kept on write (``memory.stats``), so pruning is no
+longer what keeps them fast; it bounds storage. The stats follow the edges: the chunks a
+batch prunes are marked stale first (read by traversal meanwhile), then recomputed from
+the edges kept, so a pruned profile is what the traversal gives. Stats a pruning left
+stale (an interrupted run) are recomputed by the next one.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmind.errors import ConfigError
+from graphmind.memory.stats import mark_stale, refresh_stats
 from graphmind.store.base import DELETE_BATCH, GraphStore
 
 DEFAULT_KEEP = 50
@@ -41,11 +48,16 @@ def prune_evaluations(
         raise ConfigError("keep at least one evaluation per evidence item")
     over = store.run("memory/prune_candidates", {"keep": keep})
     excess = sum(int(r["n"]) - keep for r in over)
+    if not dry_run:
+        refresh_stats(store, [str(r["id"]) for r in store.run("memory/stale_stats")])
     if dry_run or not over:
         return PruneReport(keep, len(over), excess, dry_run)
     deleted = 0
     for batch in _bounded(over, keep):
+        mark_stale(store, batch)
         deleted += store.drain("memory/prune_evaluations", EDGES, {"ids": batch, "keep": keep})
+        refresh_stats(store, batch)
+    store.run("memory/sweep_stats", write=True)
     return PruneReport(keep, len(over), deleted, False)
 
 

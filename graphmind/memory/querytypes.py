@@ -3,8 +3,10 @@
 A question joins the type with the nearest centroid when the cosine distance is within
 a threshold; otherwise it opens a new type. The centroid moves toward each question
 that joins (a running mean), inside the same query that writes the decision, so the
-update is atomic with it. The number of types stays small, so centroids are read
-whole and compared here.
+update is atomic with it; the same write copies it into the type's vector-indexed
+``embedding``. The nearest types are found by that index (``TYPE_CANDIDATES`` of them,
+with their cosine distances) and the nearest within the threshold is taken, so the read
+is one bounded index query however many types there are.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from dataclasses import dataclass
 
 from graphmind.build.loaders import digest
 from graphmind.store.base import GraphStore
+from graphmind.store.schema import vector_index_name
 
 DEFAULT_THRESHOLD = 0.45  # cosine distance; all-MiniLM puts same-template questions within it
 LABEL_CHARS = 80
+TYPE_CANDIDATES = 10  # nearest types read from the vector index
 
 
 @dataclass
@@ -38,12 +42,24 @@ def assign_query_type(
     threshold: float = DEFAULT_THRESHOLD,
 ) -> QueryTypeMatch:
     """The nearest type within ``threshold`` (cosine distance), or a new one."""
-    rows = [r for r in store.run("memory/query_types") if len(r["centroid"] or []) == len(vector)]
-    found = nearest(vector, [r["centroid"] for r in rows], threshold)
-    if found is not None:
-        row, distance = rows[found[0]], found[1]
+    rows = store.run(
+        "memory/nearest_query_types",
+        {
+            "vector": list(vector),
+            "k": TYPE_CANDIDATES,
+            "index": vector_index_name("QueryType"),
+        },
+    )
+    within = [r for r in rows if float(r["distance"]) <= threshold]
+    if within:
+        # the nearest; the first id on a tie, as when every centroid was compared here
+        row = min(within, key=lambda r: (float(r["distance"]), str(r["id"])))
         return QueryTypeMatch(
-            str(row["id"]), str(row["label"] or ""), False, distance, int(row["count"] or 0)
+            str(row["id"]),
+            str(row["label"] or ""),
+            False,
+            max(0.0, float(row["distance"])),
+            int(row["count"] or 0),
         )
     label = " ".join(question.split())[:LABEL_CHARS]
     return QueryTypeMatch(digest("query-type", question), label, True, 0.0, 0)

@@ -28,6 +28,7 @@ from graphmind.memory.profiles import (
     within_budget,
 )
 from graphmind.memory.querytypes import DEFAULT_THRESHOLD, QueryTypeMatch, assign_query_type
+from graphmind.memory.stats import ensure_stats
 from graphmind.store.base import GraphStore
 
 MemoryMode = Literal["off", "profiles", "full"]
@@ -64,7 +65,9 @@ class MemorySession:
         return self.plan.config
 
     def start(self, question: str, vector: Sequence[float]) -> None:
-        """Assign the question's type; in full mode, plan its retrieval."""
+        """Assign the question's type; in full mode, plan its retrieval. (A store written
+        before the evidence stats existed gets them built first, once.)"""
+        ensure_stats(self.store)
         self.query_type = assign_query_type(
             self.store, question, vector, self.options.type_threshold
         )

@@ -300,8 +300,15 @@ def _is_server(pid: int) -> bool:
         return False
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
     """FalkorDB result values as plain Python (nodes and edges as dicts)."""
+    if type(value) in _SCALARS:  # most values: no imports, no isinstance chain
+        return value
+    if type(value) is list:
+        return [_plain(v) for v in value]
     from falkordb import Edge, Node
     from falkordb import Path as FPath
 

@@ -24,6 +24,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Step",
     "Query",
     "QueryType",
+    "EvidenceStats",
     "GraphMindMeta",
     "Pending",
 )
@@ -46,10 +47,20 @@ REL_TYPES: tuple[str, ...] = (
     "HAS_STEP",
     "RETRIEVED",
     "CITED",
+    "HAS_STATS",
+    "TYPE_STATS",
 )
 
-# Node labels whose ``embedding`` property is vector-indexed (one shared vector space).
-VECTOR_LABELS: tuple[str, ...] = ("Chunk", "Triplet", "Entity", "Community", "Episode")
+# Node labels whose ``embedding`` property is vector-indexed (one shared vector space; a
+# QueryType's is its centroid, the mean embedding of its questions).
+VECTOR_LABELS: tuple[str, ...] = (
+    "Chunk",
+    "Triplet",
+    "Entity",
+    "Community",
+    "Episode",
+    "QueryType",
+)
 
 
 @dataclass(frozen=True)
