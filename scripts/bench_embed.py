@@ -1,7 +1,7 @@
 """Benchmark the local embedders: throughput on a few CPU threads and retrieval recall.
 
 For each embedder (by default sentence-transformers when it is installed, then the ONNX
-Runtime providers ``onnx`` and ``onnx-int8``, all on all-MiniLM-L6-v2):
+Runtime provider, both on all-MiniLM-L6-v2):
 
 * texts/s embedding benchmark passages with ``--threads`` threads (default 2), the
   embedders taking turns for ``--reps`` rounds (median), and the speed-up over the first;
@@ -13,14 +13,13 @@ Runtime providers ``onnx`` and ``onnx-int8``, all on all-MiniLM-L6-v2):
 
 Prints tables; asserts nothing.
 
-    .venv/bin/python scripts/bench_embed.py [--datasets 2wiki-dev,musique] [--texts 1000]
+    .venv/bin/python scripts/bench_embed.py [--datasets musique,2wiki] [--texts 1000]
         [--embedders st:all-MiniLM-L6-v2,onnx:all-MiniLM-L6-v2] [--venv DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -39,33 +38,12 @@ from rich.table import Table  # noqa: E402
 from graphmind.build.pipeline import BuildOptions, BuildPipeline  # noqa: E402
 from graphmind.config import load_settings  # noqa: E402
 from graphmind.embed import Embedder, make_embedder, parse_embedder  # noqa: E402
-from graphmind.eval.datasets import (  # noqa: E402
-    CorpusDoc,
-    EvalDataset,
-    default_data_root,
-    load_dataset,
-    write_corpus,
-)
+from graphmind.eval.datasets import EvalDataset, load_dataset, write_corpus  # noqa: E402
 from graphmind.eval.metrics import recall_at_k  # noqa: E402
 from graphmind.store.falkordb import FalkorDBLiteStore  # noqa: E402
 
-DEFAULT_EMBEDDERS = ("st:all-MiniLM-L6-v2", "onnx:all-MiniLM-L6-v2", "onnx-int8:all-MiniLM-L6-v2")
+DEFAULT_EMBEDDERS = ("st:all-MiniLM-L6-v2", "onnx:all-MiniLM-L6-v2")
 K = 5
-TWOWIKI_DEV = "2wikimultihopqa/dev_subset/2wikimultihopqa_dev_164"
-
-
-def dataset(key: str, data: Path | None, limit: int | None) -> EvalDataset:
-    """A benchmark by name; ``2wiki-dev`` is 2Wiki's dev_164 questions with the small
-    corpus made from their contexts (1,294 passages) instead of the full 6,119."""
-    if key != "2wiki-dev":
-        return load_dataset(key, data, limit=limit)
-    root = data or default_data_root()
-    full = load_dataset("2wiki", root, limit=limit, path=root / f"{TWOWIKI_DEV}.json")
-    docs = json.loads((root / f"{TWOWIKI_DEV}_corpus.json").read_text(encoding="utf-8"))
-    corpus = [CorpusDoc(str(d["title"]), str(d["text"])) for d in docs]
-    held = {(d.title, d.text) for d in corpus}
-    questions = [q for q in full.questions if all((g.title, g.text) in held for g in q.gold)]
-    return EvalDataset("2wiki-dev", questions, corpus, f"{root / TWOWIKI_DEV}")
 
 
 def make(name: str, threads: int) -> Embedder:
@@ -76,17 +54,11 @@ def make(name: str, threads: int) -> Embedder:
 
         torch.set_num_threads(threads)
         return make_embedder(load_settings(embedder=name))
-    if spec.provider in ("onnx", "onnx-int8"):
+    if spec.provider == "onnx":
         from graphmind.embed.onnx_provider import OnnxEmbedder
 
         settings = load_settings(embedder=name)
-        return OnnxEmbedder(
-            spec,
-            batch_size=settings.embed_batch_size,
-            threads=threads,
-            quantize=spec.provider == "onnx-int8",
-            cache_dir=Path(settings.model_dir).expanduser() / "onnx",
-        )
+        return OnnxEmbedder(spec, batch_size=settings.embed_batch_size, threads=threads)
     return make_embedder(load_settings(embedder=name))
 
 
@@ -175,8 +147,8 @@ def main() -> int:
     parser.add_argument("--embedders", default=",".join(DEFAULT_EMBEDDERS))
     parser.add_argument(
         "--datasets",
-        default="2wiki-dev,musique",
-        help="comma-separated: 2wiki-dev, 2wiki, musique, hotpotqa ('' for no recall runs)",
+        default="musique",
+        help="comma-separated: musique, 2wiki, hotpotqa ('' for no recall runs)",
     )
     parser.add_argument("--limit", type=int, default=None, help="questions per dataset")
     parser.add_argument("--texts", type=int, default=1000, help="passages timed")
@@ -192,7 +164,7 @@ def main() -> int:
         embedder.load()
 
     datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
-    first = dataset(datasets[0] if datasets else "2wiki-dev", args.data, None)
+    first = load_dataset(datasets[0] if datasets else "musique", args.data)
     texts = [doc.text for doc in first.corpus[: args.texts]]
     rates, vectors = throughput(embedders, texts, args.reps)
     base = names[0]
@@ -223,7 +195,7 @@ def main() -> int:
             "dataset", "questions", "passages", *names, title=f"recall@{K}, chunk vectors"
         )
         for key in datasets:
-            data = dataset(key, args.data, args.limit)
+            data = load_dataset(key, args.data, limit=args.limit)
             cells = []
             for name in names:
                 with tempfile.TemporaryDirectory(prefix="bench-embed-") as tmp:

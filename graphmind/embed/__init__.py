@@ -41,17 +41,10 @@ def make_embedder(settings: Settings) -> Embedder:
             api_key=key.get_secret_value() if key is not None else None,
             batch_size=settings.embed_batch_size,
         )
-    if spec.provider in ("onnx", "onnx-int8"):
-        from pathlib import Path
-
+    if spec.provider == "onnx":
         from graphmind.embed.onnx_provider import OnnxEmbedder
 
-        return OnnxEmbedder(
-            spec,
-            batch_size=settings.embed_batch_size,
-            quantize=spec.provider == "onnx-int8",
-            cache_dir=Path(settings.model_dir).expanduser() / "onnx",
-        )
+        return OnnxEmbedder(spec, batch_size=settings.embed_batch_size)
     if spec.provider == "sentence-transformers":
         from graphmind.embed.sentence_transformers_provider import SentenceTransformerEmbedder
 

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 _SAFETENSORS_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8"}
 _OPSET = 17
-BUILDER_VERSION = 1  # bump when the graph changes: cached quantized models are keyed by it
 _MS = "com.microsoft"
 
 

@@ -1,5 +1,4 @@
-"""Local BERT sentence encoders run by ONNX Runtime (no torch): providers ``onnx`` and
-``onnx-int8``.
+"""The default embedder: a local BERT sentence encoder run by ONNX Runtime (no torch).
 
 The model comes from the same places as for sentence-transformers (the bundled
 all-MiniLM-L6-v2 package, a model directory, the Hugging Face cache; never downloaded):
@@ -10,21 +9,12 @@ sequence length come from the sentence-transformers configs in the directory, so
 vectors are those sentence-transformers computes for the same model, within float
 rounding, and stores built with either provider are interchangeable.
 
-``onnx-int8`` quantizes the matrix weights to 8 bits per output channel (ONNX Runtime's
-dynamic quantization) once and keeps the result in a cache folder. It is faster on a CPU,
-and its vectors differ slightly from the float ones (cosine about 0.99), so it counts as
-a model of its own: its stores are not interchangeable with the others.
-
 onnxruntime, onnx, numpy and tokenizers are imported on first use, not with this module.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
-import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -112,14 +102,10 @@ class OnnxEmbedder(BatchedEmbedder):
         *,
         batch_size: int = 64,
         threads: int = 0,
-        quantize: bool = False,
-        cache_dir: Path | None = None,
     ) -> None:
         super().__init__(spec, batch_size=batch_size)
         self.model_path = resolve_model_path(spec.model)
         self.threads = threads
-        self.quantize = quantize
-        self.cache_dir = cache_dir
         self._session: InferenceSession | None = None
         self._tokenizer: Tokenizer | None = None
         self._pooling: PoolingConfig | None = None
@@ -168,12 +154,11 @@ class OnnxEmbedder(BatchedEmbedder):
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         try:
-            model: bytes | str = (
-                str(self._quantized(pooling.mode))
-                if self.quantize
-                else build_model(self.model_path, pooling=pooling.mode)
+            session = ort.InferenceSession(
+                build_model(self.model_path, pooling=pooling.mode),
+                options,
+                providers=["CPUExecutionProvider"],
             )
-            session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         except ConfigError:
             raise
         except Exception as exc:
@@ -182,25 +167,6 @@ class OnnxEmbedder(BatchedEmbedder):
                 f"into ONNX Runtime: {type(exc).__name__}: {exc}"
             ) from exc
         self._tokenizer, self._pooling, self._session = tokenizer, pooling, session
-
-    def _quantized(self, pooling: str) -> Path:
-        """The int8 model file: from the cache, else quantized now and cached."""
-        import onnxruntime as ort
-
-        from graphmind.embed.bert_onnx import BUILDER_VERSION
-
-        weights = self.model_path / "model.safetensors"
-        digest = hashlib.sha256()
-        with weights.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(f"{BUILDER_VERSION}|{pooling}|{ort.__version__}".encode())
-        folder = self.cache_dir or Path(tempfile.gettempdir()) / "graphmind-onnx"
-        target = folder.expanduser() / f"int8-{digest.hexdigest()[:24]}.onnx"
-        if target.is_file():
-            return target
-        quantize_to(self.model_path, pooling, target)
-        return target
 
     @property
     def max_tokens(self) -> int | None:
@@ -220,11 +186,8 @@ class OnnxEmbedder(BatchedEmbedder):
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         out = np.zeros((len(texts), self.spec.dimension), dtype=np.float32)
         batches = 0
-        # int8 activations are quantized per run: one text per run keeps a text's vector
-        # independent of the texts it is embedded with (and costs no speed on a CPU).
-        step = 1 if self.quantize else self.batch_size
-        for start in range(0, len(order), step):
-            chosen = order[start : start + step]
+        for start in range(0, len(order), self.batch_size):
+            chosen = order[start : start + self.batch_size]
             width = max(len(ids[i]) for i in chosen)
             input_ids = np.zeros((len(chosen), width), dtype=np.int64)
             mask = np.zeros((len(chosen), width), dtype=np.int64)
@@ -241,43 +204,3 @@ class OnnxEmbedder(BatchedEmbedder):
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         result: list[list[float]] = (out / np.where(norms == 0.0, 1.0, norms)).tolist()
         return result, batches
-
-
-def quantize_to(model_dir: Path, pooling: str, target: Path) -> None:
-    """Build the float model of ``model_dir``, quantize its weights to int8 per channel
-    (ONNX Runtime's dynamic quantization) and write it to ``target`` atomically."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    from graphmind.embed.bert_onnx import build_model
-
-    model = onnx.load_from_string(build_model(model_dir, pooling=pooling))
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-        os.close(fd)
-    except OSError as exc:
-        raise ConfigError(f"cannot write the quantized model to {target.parent}: {exc}") from exc
-    quiet = _DropOnnxRuntimeAdvice()
-    logging.getLogger().addFilter(quiet)
-    try:
-        quantize_dynamic(
-            model,
-            tmp,
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            op_types_to_quantize=["MatMul", "Attention"],
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-        )
-        os.replace(tmp, target)
-    finally:
-        logging.getLogger().removeFilter(quiet)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-class _DropOnnxRuntimeAdvice(logging.Filter):
-    """Hides the quantizer's advice to pre-process the model, logged on the root logger."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "onnxruntime" not in record.pathname

@@ -24,7 +24,7 @@ KNOWN_DIMENSIONS: dict[str, int] = {
     "text-embedding-ada-002": 1536,
 }
 
-PROVIDERS = ("onnx", "onnx-int8", "sentence-transformers", "openai", "hash")
+PROVIDERS = ("onnx", "sentence-transformers", "openai", "hash")
 DEFAULT_PROVIDER = "onnx"
 # Providers that run the same local model files with the same pooling: their vectors
 # agree to within float rounding, so a store built with one opens with the other.
@@ -76,7 +76,7 @@ def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
         raise ConfigError(f"embedder {value!r} names no model")
     short = model.rstrip("/\\").rsplit("/", 1)[-1].lower()
     dim = dimension or KNOWN_DIMENSIONS.get(short)
-    if dim is None and provider in (*LOCAL_PROVIDERS, "onnx-int8"):
+    if dim is None and provider in LOCAL_PROVIDERS:
         dim = local_model_dimension(Path(model).expanduser())
     if dim is None:
         raise ConfigError(
