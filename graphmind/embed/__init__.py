@@ -1,7 +1,7 @@
 """Embedding providers. The spec (model name and dimension) is all the store needs.
 
-Importing this package is cheap: a provider's libraries (torch, sentence-transformers,
-openai) are imported when ``make_embedder`` builds it.
+Importing this package is cheap: a provider's libraries (onnxruntime, torch,
+sentence-transformers, openai) are imported when ``make_embedder`` builds it.
 """
 
 from __future__ import annotations
@@ -41,6 +41,10 @@ def make_embedder(settings: Settings) -> Embedder:
             api_key=key.get_secret_value() if key is not None else None,
             batch_size=settings.embed_batch_size,
         )
+    if spec.provider == "onnx":
+        from graphmind.embed.onnx_provider import OnnxEmbedder
+
+        return OnnxEmbedder(spec, batch_size=settings.embed_batch_size)
     if spec.provider == "sentence-transformers":
         from graphmind.embed.sentence_transformers_provider import SentenceTransformerEmbedder
 

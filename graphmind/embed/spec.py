@@ -24,7 +24,11 @@ KNOWN_DIMENSIONS: dict[str, int] = {
     "text-embedding-ada-002": 1536,
 }
 
-PROVIDERS = ("sentence-transformers", "openai", "hash")
+PROVIDERS = ("onnx", "sentence-transformers", "openai", "hash")
+DEFAULT_PROVIDER = "onnx"
+# Providers that run the same local model files with the same pooling: their vectors
+# agree to within float rounding, so a store built with one opens with the other.
+LOCAL_PROVIDERS = frozenset({"onnx", "sentence-transformers"})
 DEFAULT_HASH_DIMENSION = 384
 _DIMENSION_KEYS = {
     "Pooling": ("word_embedding_dimension", "embedding_dimension"),
@@ -48,7 +52,8 @@ class EmbedderSpec:
 
 
 def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
-    """Parse ``[provider:]model`` (provider defaults to sentence-transformers).
+    """Parse ``[provider:]model`` (provider defaults to ``onnx``; ``st`` is short for
+    ``sentence-transformers``).
 
     ``hash``, ``hash:384`` and ``hash:hash-384`` name the hashed test embedder
     (model ``hash-384``; 384 dimensions unless given).
@@ -56,14 +61,14 @@ def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
     text = value.strip()
     provider, sep, model = text.partition(":")
     if not sep:
-        provider, model = "sentence-transformers", text
+        provider, model = DEFAULT_PROVIDER, text
         if text.lower() == "hash":
             provider, model = "hash", ""
     provider = {"st": "sentence-transformers"}.get(provider, provider)
     if provider not in PROVIDERS:
         raise ConfigError(
             f"unknown embedder provider {provider!r} in {value!r}; "
-            f"use one of {', '.join(PROVIDERS)} (e.g. 'sentence-transformers:all-MiniLM-L6-v2')"
+            f"use one of {', '.join(PROVIDERS)} (e.g. 'onnx:all-MiniLM-L6-v2')"
         )
     if provider == "hash":
         return _parse_hash(value, model.strip(), dimension)
@@ -71,7 +76,7 @@ def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
         raise ConfigError(f"embedder {value!r} names no model")
     short = model.rstrip("/\\").rsplit("/", 1)[-1].lower()
     dim = dimension or KNOWN_DIMENSIONS.get(short)
-    if dim is None and provider == "sentence-transformers":
+    if dim is None and provider in LOCAL_PROVIDERS:
         dim = local_model_dimension(Path(model).expanduser())
     if dim is None:
         raise ConfigError(
@@ -80,6 +85,15 @@ def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
     if dim <= 0:
         raise ConfigError(f"embedding dimension must be positive, got {dim}")
     return EmbedderSpec(provider=provider, model=model, dimension=dim)
+
+
+def same_vectors(stored_name: str, spec: EmbedderSpec) -> bool:
+    """Whether a store recorded as built with ``stored_name`` holds ``spec``'s vectors:
+    the same name, or the same local model under the other local provider."""
+    if stored_name == spec.name:
+        return True
+    provider, _, model = stored_name.partition(":")
+    return {provider, spec.provider} <= LOCAL_PROVIDERS and model == spec.model
 
 
 def _parse_hash(value: str, model: str, dimension: int | None) -> EmbedderSpec:

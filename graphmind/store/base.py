@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
-from graphmind.embed.spec import EmbedderSpec
+from graphmind.embed.spec import EmbedderSpec, same_vectors
 from graphmind.errors import EmbedderMismatchError, QueryParameterError, StoreError
 from graphmind.store.registry import Backend, QueryRegistry, check_parameters
 from graphmind.store.schema import (
@@ -254,9 +254,14 @@ class GraphStore(ABC):
                 )
         self._create_schema(embedder)
         self.wait_for_indexes(timeout)
+        # A store opened with an equivalent local provider keeps the name it was built with.
+        recorded = meta.get("embedder") if meta is not None else None
+        name = (
+            str(recorded) if recorded and same_vectors(str(recorded), embedder) else embedder.name
+        )
         wanted = {
             "schema_version": SCHEMA_VERSION,
-            "embedder": embedder.name,
+            "embedder": name,
             "dimension": embedder.dimension,
         }
         if meta is None or any(meta.get(k) != v for k, v in wanted.items()):
@@ -322,7 +327,7 @@ def check_embedder(meta: Mapping[str, Any], embedder: EmbedderSpec, location: st
     stored_dim = meta.get("dimension")
     if stored_name is None:
         return
-    if stored_name != embedder.name or int(stored_dim or 0) != embedder.dimension:
+    if not same_vectors(str(stored_name), embedder) or int(stored_dim or 0) != embedder.dimension:
         raise EmbedderMismatchError(
             f"store {location} was built with embedder {stored_name} (dimension {stored_dim}), "
             f"but the configured embedder is {embedder.name} (dimension {embedder.dimension}). "
