@@ -280,3 +280,30 @@ def test_a_store_written_before_the_stats_gets_them(store: GraphStore) -> None:
     assert not stats.ensure_stats(store)  # once
     found = store.vector_search("QueryType", vector, 1)
     assert found and found[0].id == f"{prefix}-t0"
+
+
+def test_a_chunk_deleted_and_written_again_starts_over(store: GraphStore) -> None:
+    prefix = uuid.uuid4().hex[:12]
+    vector = [1.0] + [0.0] * (EMBEDDER.dimension - 1)
+    row = {"id": f"{prefix}-c0", "text": "t", "position": 0, "embedding": vector}
+    store.write_rows("contract/merge_chunks", [row])
+    for n in range(2):
+        op = Decide(((0, True, 0),), at=n, type=0, correct=True)
+        write_decision(store, decision(prefix, n, op), agent_model="test", prompt_version="test")
+    assert evidence_profiles(store, [row["id"]])[row["id"]].evaluated == 2
+    # a changed document replaces its chunks: the old one goes with its edges
+    store._execute("MATCH (c:Chunk {id: $id}) DETACH DELETE c", {"id": row["id"]}, write=True)
+    store.write_rows("contract/merge_chunks", [row])
+    assert evidence_profiles(store, [row["id"]]) == {}
+    op = Decide(((0, False, 2),), at=5, type=0, correct=True)
+    write_decision(store, decision(prefix, 2, op), agent_model="test", prompt_version="test")
+    again = evidence_profiles(store, [row["id"]])
+    assert again == traversed_profiles(store, [row["id"]])
+    assert (again[row["id"]].evaluated, again[row["id"]].incoming) == (1, 1)
+    # pruning sweeps stats nodes whose chunk is gone
+    store._execute("MATCH (c:Chunk {id: $id}) DETACH DELETE c", {"id": row["id"]}, write=True)
+    prune_evaluations(store, 1)
+    left = store.run_text(
+        "MATCH (s:EvidenceStats {id: $id}) RETURN count(s) AS n", {"id": row["id"]}
+    ).records()
+    assert left == [{"n": 0}]

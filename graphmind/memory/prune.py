@@ -11,7 +11,8 @@ Profiles and the planner read stats kept on write (``memory.stats``), so pruning
 longer what keeps them fast; it bounds storage. The stats follow the edges: the chunks a
 batch prunes are marked stale first (read by traversal meanwhile), then recomputed from
 the edges kept, so a pruned profile is what the traversal gives. Stats a pruning left
-stale (an interrupted run) are recomputed by the next one.
+stale (an interrupted run) are recomputed by the next one, and stats left by chunks
+that are gone (a changed document replaces its chunks) are deleted.
 """
 
 from __future__ import annotations
@@ -48,10 +49,9 @@ def prune_evaluations(
         raise ConfigError("keep at least one evaluation per evidence item")
     over = store.run("memory/prune_candidates", {"keep": keep})
     excess = sum(int(r["n"]) - keep for r in over)
-    if not dry_run:
-        refresh_stats(store, [str(r["id"]) for r in store.run("memory/stale_stats")])
-    if dry_run or not over:
+    if dry_run:
         return PruneReport(keep, len(over), excess, dry_run)
+    refresh_stats(store, [str(r["id"]) for r in store.run("memory/stale_stats")])
     deleted = 0
     for batch in _bounded(over, keep):
         mark_stale(store, batch)
