@@ -3,7 +3,9 @@
 // stage sweeps orphans and re-aggregates RELATED), then merge the document, its chunks
 // in order, its entities and triplets with their mentions. Entities are only written
 // when new or when a better type or description arrives: on FalkorDB, setting any
-// property of a vector-indexed node re-indexes its vector.
+// property of a vector-indexed node re-indexes its vector. Returns, per document, whether
+// this query wrote it: created it, or extracted it another way (false: another build
+// wrote the same version first), so each build counts what it wrote.
 UNWIND $rows AS doc
 OPTIONAL MATCH (old:Document {source: doc.source})
 WHERE old.id <> doc.id
@@ -17,6 +19,8 @@ FOREACH (c IN oldcs | DETACH DELETE c)
 FOREACH (o IN olds | DETACH DELETE o)
 WITH doc
 MERGE (d:Document {id: doc.id})
+WITH doc, d,
+     d.sha256 IS NULL OR coalesce(d.extract_mode, '') <> doc.extract_mode AS created
 SET d.source = doc.source, d.title = doc.title, d.sha256 = doc.sha256,
     d.extract_mode = doc.extract_mode, d.chunks = size(doc.chunks), d.ingested_at = timestamp()
 FOREACH (c IN doc.chunks |
@@ -51,4 +55,4 @@ FOREACH (t IN doc.triplets |
   FOREACH (cid IN t.chunk_ids |
     MERGE (c:Chunk {id: cid})
     MERGE (tr)-[:MENTIONED_IN]->(c)))
-RETURN count(d) AS written
+RETURN doc.id AS id, created

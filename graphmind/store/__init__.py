@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graphmind.config import Settings, parse_store_uri
+from graphmind.errors import StoreError
 from graphmind.store.base import GraphStore, IndexInfo, QueryResult, StoreInfo, TextHit, VectorHit
 
 __all__ = [
@@ -29,12 +30,20 @@ def open_store(settings: Settings, *, ensure_schema: bool = True) -> GraphStore:
         from graphmind.store.neo4j import Neo4jStore
 
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
-        store = Neo4jStore(
-            target.location,
-            user=settings.neo4j_user,
-            password=password,
-            database=settings.neo4j_database,
-        )
+        try:
+            store = Neo4jStore(
+                target.location,
+                user=settings.neo4j_user,
+                password=password,
+                database=settings.neo4j_database,
+            )
+        except StoreError as exc:
+            if password is None and _refused_credentials(exc):
+                raise StoreError(
+                    f"{exc}: no password is set; set GRAPHMIND_NEO4J_PASSWORD "
+                    "(or neo4j.password in graphmind.toml)"
+                ) from exc
+            raise
     if ensure_schema:
         try:
             store.ensure_schema(embedder)
@@ -42,3 +51,11 @@ def open_store(settings: Settings, *, ensure_schema: bool = True) -> GraphStore:
             store.close()
             raise
     return store
+
+
+def _refused_credentials(exc: StoreError) -> bool:
+    """Whether Neo4j refused to authenticate (rather than not being reachable)."""
+    from neo4j.exceptions import AuthError
+
+    cause = exc.__cause__
+    return isinstance(cause, AuthError) or "credentials" in str(exc) or "Unauthorized" in str(exc)
