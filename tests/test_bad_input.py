@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -328,3 +329,61 @@ def test_two_builders_on_neo4j_report_what_each_wrote(tmp_path: Path) -> None:
     finally:
         first.close()
         second.close()
+
+
+class _ShortSighted:
+    """The hashed embedder, reading only 40 tokens per text (like a small model)."""
+
+    def __init__(self) -> None:
+        from buildkit import HASH_SPEC
+        from graphmind.embed.hashing import HashingEmbedder
+
+        self.inner = HashingEmbedder(HASH_SPEC)
+        self.max_tokens = 40
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return self.inner.embed(texts)
+
+
+def test_the_default_chunk_size_fits_the_embedder_without_a_warning(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    from buildkit import HASH_SPEC
+    from graphmind.build.pipeline import BuildOptions, BuildPipeline
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "long.txt").write_text(" ".join(f"Sentence {i} is here." for i in range(60)))
+    store = open_store()
+    store.ensure_schema(HASH_SPEC)
+    embedder: Any = _ShortSighted()
+    default = BuildPipeline(store, embedder, None, BuildOptions(extract="none", chunk_overlap=8))
+    report = default.run([str(corpus)])
+    assert report.chunk_size == 40 and report.warnings == []
+    tokens = store.run_text("MATCH (c:Chunk) RETURN max(c.tokens) AS n").records()[0]["n"]
+    assert 30 < tokens <= 40
+    store.wipe()
+    store.ensure_schema(HASH_SPEC)
+    asked = BuildOptions(extract="none", chunk_size=100)
+    report = BuildPipeline(store, embedder, None, asked).run([str(corpus)])
+    assert report.chunk_size == 100
+    assert report.warnings == [
+        "chunks of up to 100 tokens are longer than what the embedder reads (40 tokens); "
+        "consider --chunk-size 40"
+    ]
+
+
+def test_pdf_complaints_become_a_note_not_noise(tmp_path: Path) -> None:
+    pdf = bytearray(minimal_pdf("A PDF with a wrong cross-reference offset"))
+    start = pdf.rindex(b"startxref\n") + len(b"startxref\n")
+    end = pdf.index(b"\n", start)
+    pdf[start:end] = str(int(pdf[start:end]) + 7).encode()  # pypdf repairs it, complaining
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "skewed.pdf").write_bytes(bytes(pdf))
+    env = {"GRAPHMIND_EMBEDDER": "hash:384"}
+    result = graphmind(tmp_path, "build", "corpus", "--extract", "none", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "incorrect startxref pointer" not in result.stderr  # pypdf's own printing
+    note = next(ln for ln in result.stdout.splitlines() if ln.startswith("note:"))
+    assert "skewed.pdf: pypdf reported 2 problem(s), first: incorrect startxref" in note
+    assert re.search(r"documents new\W+1\b", result.stdout)
