@@ -73,7 +73,7 @@ def documents(
     """The documents in the store (by source); ``match`` filters on title or source."""
     from graphmind.build.documents import list_documents
 
-    with open_store(settings or load_settings()) as store:
+    with open_store(settings or load_settings(), shared=True) as store:
         return list_documents(store, match=match, limit=limit)
 
 
@@ -82,7 +82,7 @@ def document(ref: str, settings: Settings | None = None) -> DocumentDetail:
     on them: triplets, entities, communities, episodes, decisions."""
     from graphmind.build.documents import show_document
 
-    with open_store(settings or load_settings()) as store:
+    with open_store(settings or load_settings(), shared=True) as store:
         return show_document(store, ref)
 
 
@@ -123,7 +123,7 @@ def ask(
             "GRAPHMIND_LLM_BASE_URL and GRAPHMIND_LLM_MODEL"
         )
     embedder = make_embedder(config)
-    with open_store(config) as store:
+    with open_store(config, shared=True) as store:
         if store.counts()["Chunk"] == 0:
             raise ConfigError(f"the store {store.location} has no documents: run graphmind build")
         return AskLoop(store, embedder, llm, options, on_round).ask(question)
@@ -133,7 +133,7 @@ def trace(decision_id: str, settings: Settings | None = None) -> DecisionTrace:
     """A past decision read back from the graph."""
     from graphmind.memory.decisions import read_decision
 
-    with open_store(settings or load_settings()) as store:
+    with open_store(settings or load_settings(), shared=True) as store:
         found = read_decision(store, decision_id)
     if found is None:
         raise ConfigError(f"no decision {decision_id!r} in the store")
@@ -151,7 +151,7 @@ def feedback(
     (token F1 >= 0.8 counts as correct). Idempotent; a later call corrects an earlier one."""
     from graphmind.memory.feedback import record_feedback
 
-    with open_store(settings or load_settings()) as store:
+    with open_store(settings or load_settings(), shared=True) as store:
         return record_feedback(store, decision_id, correct=correct, gold=gold)
 
 

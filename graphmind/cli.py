@@ -104,7 +104,7 @@ def cypher(
     """Run a read-only Cypher query (text or a .cypher file) on the configured store."""
     text = _query_text(file_or_query)
     values = _parse_params(params)
-    with open_store(settings()) as store:
+    with open_store(settings(), shared=True) as store:
         try:
             result = store.run_text(text, values)
         except QueryFailedError as exc:
@@ -682,6 +682,10 @@ def _print_doctor(report: DoctorReport) -> None:
     overview.add_column(style="bold")
     overview.add_column()
     overview.add_row("store", f"{report.backend} at {report.location}")
+    if report.attached_to is not None:
+        overview.add_row(
+            "shared", f"in use by PID {report.attached_to}: reached through its server"
+        )
     if info is not None:
         overview.add_row("server", f"{info.server_version} ({info.edition})")
         overview.add_row("GDS", info.gds or "no")

@@ -29,6 +29,7 @@ class DoctorReport:
     relationships: int = 0
     communities: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    attached_to: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -54,7 +55,8 @@ def run_doctor(settings: Settings) -> DoctorReport:
     )
     report.problems += _embedder_problems(settings) + _llm_problems(settings)
     try:
-        with open_store(settings) as store:
+        with open_store(settings, shared=True) as store:
+            report.attached_to = getattr(store, "attached_to", None)
             report.store = store.info()
             report.relationships = store.relationship_count()
             report.communities = store.run("community/counts_by_level")

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from graphmind.config import Settings, parse_store_uri
 from graphmind.errors import StoreError
-from graphmind.store.base import GraphStore, IndexInfo, QueryResult, StoreInfo, TextHit, VectorHit
+from graphmind.store.base import (
+    GraphStore,
+    IndexInfo,
+    QueryResult,
+    StoreInfo,
+    TextHit,
+    VectorHit,
+    check_embedder,
+)
 
 __all__ = [
     "GraphStore",
@@ -17,15 +25,24 @@ __all__ = [
 ]
 
 
-def open_store(settings: Settings, *, ensure_schema: bool = True) -> GraphStore:
-    """Open the configured store and, by default, set up its schema for the embedder."""
+def open_store(
+    settings: Settings, *, ensure_schema: bool = True, shared: bool = False
+) -> GraphStore:
+    """Open the configured store and, by default, set up its schema for the embedder.
+
+    ``shared``: for readers and single atomic writes (ask, feedback, doctor, cypher): an
+    embedded store in use by another process is reached through that process's server
+    instead of failing (its schema is then only checked, never changed).
+    """
     target = parse_store_uri(settings.store)
     embedder = settings.embedder_spec()
     store: GraphStore
     if target.backend == "falkordb":
         from graphmind.store.falkordb import FalkorDBLiteStore
 
-        store = FalkorDBLiteStore(target.location, lock_wait=settings.store_lock_wait)
+        store = FalkorDBLiteStore(
+            target.location, lock_wait=settings.store_lock_wait, attach=shared
+        )
     else:
         from graphmind.store.neo4j import Neo4jStore
 
@@ -46,7 +63,12 @@ def open_store(settings: Settings, *, ensure_schema: bool = True) -> GraphStore:
             raise
     if ensure_schema:
         try:
-            store.ensure_schema(embedder)
+            if getattr(store, "attached_to", None) is not None:
+                meta = store.meta()
+                if meta is not None:
+                    check_embedder(meta, embedder, store.location)
+            else:
+                store.ensure_schema(embedder)
         except BaseException:
             store.close()
             raise
