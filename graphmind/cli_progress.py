@@ -43,7 +43,29 @@ def make_console(*, stderr: bool = False, file: TextIO | None = None) -> Console
     return Console(stderr=stderr, file=file, width=PIPED_WIDTH, soft_wrap=True)
 
 
-class RichProgress:
+class _Context:
+    """``with progress:`` starts and stops the display."""
+
+    def _begin(self) -> None:
+        return None
+
+    def _end(self) -> None:
+        return None
+
+    def __enter__(self) -> Self:
+        self._begin()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._end()
+
+
+class RichProgress(_Context):
     """One bar per stage, with its total and the time left; starting a stage again
     starts it over with the new total."""
 
@@ -78,16 +100,10 @@ class RichProgress:
             self._bars.update(task, total=bar.completed + amount)
         self._bars.advance(task, amount)
 
-    def __enter__(self) -> Self:
+    def _begin(self) -> None:
         self._bars.start()
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def _end(self) -> None:
         self._bars.stop()
 
 
@@ -99,7 +115,7 @@ class _Stage:
         self.printed = self.started
 
 
-class LineProgress:
+class LineProgress(_Context):
     """Plain progress lines for logs: a stage's start, its end, and every ``interval``
     seconds in between (with the rate and the time left)."""
 
@@ -144,17 +160,6 @@ class LineProgress:
         state = self._stages[stage]
         of = f"/{state.total}" if state.total is not None else ""
         self.console.print(f"{stage}: {state.done}{of} {what}", highlight=False, markup=False)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        return None
 
 
 def make_progress(console: Console, *, enabled: bool = True) -> RichProgress | LineProgress:

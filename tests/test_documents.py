@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from buildkit import CORPUS, HASH_SPEC, build, dump, entity_names, scripted_llm
-from conftest import StoreFactory
+from conftest import FIRST_SEEN, StoreFactory
 from graphmind.build.documents import (
     delete_documents,
     find_documents,
@@ -26,15 +26,7 @@ from graphmind.store.base import GraphStore
 from graphmind.store.schema import META_ID
 from test_cli import graphmind
 
-FIRST_SEEN = ("ingested_at", "description", "embedding", "type")
 CORPUS_SIDE = ("Document", "Chunk", "Entity", "Triplet")
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    target = tmp_path / "corpus"
-    shutil.copytree(CORPUS, target)
-    return target
 
 
 def _built(store: GraphStore, corpus: Path, tmp_path: Path) -> None:
