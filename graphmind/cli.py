@@ -294,21 +294,8 @@ def _encoding(value: str | None) -> str | None:
     show_default=True,
     help="'naive' is the baseline: vector top-k and one answer call.",
 )
-@click.option(
-    "--max-rounds",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Rounds of the evidence loop.",
-)
-@click.option(
-    "--k",
-    "k",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="Candidate chunks per round.",
-)
+@click.option("--max-rounds", default=3, show_default=True, help="Rounds of the evidence loop.")
+@click.option("--k", "k", default=20, show_default=True, help="Candidate chunks per round.")
 @click.option(
     "--memory",
     type=click.Choice(["off", "profiles", "full"]),
@@ -336,6 +323,8 @@ def ask(
     from graphmind.cli_ask import decision_as_dict, print_decision, print_round
     from graphmind.memory.session import MemoryOptions
 
+    if max_rounds < 1 or k < 1:
+        raise click.BadParameter("--max-rounds and --k must be at least 1")
     options = AskOptions(
         mode=mode,  # type: ignore[arg-type]
         max_rounds=max_rounds,

@@ -44,8 +44,6 @@ HASH = {"GRAPHMIND_EMBEDDER": "hash:384"}
         (("communities", "--max-size", "0"), "x>=2"),
         (("communities", "--resolution", "-1"), "x>0"),
         (("communities", "--resolution", "0"), "x>0"),
-        (("ask", "q", "--k", "0"), "x>=1"),
-        (("ask", "q", "--max-rounds", "0"), "x>=1"),
         (("eval", "musique", "--seed", "-1"), "x>=0"),
         (("documents", "list", "--limit", "0"), "x>=1"),
     ],
