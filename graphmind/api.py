@@ -16,6 +16,7 @@ from graphmind.store.schema import META_ID
 if TYPE_CHECKING:
     from graphmind.ask.loop import AskOptions
     from graphmind.ask.models import Decision, Round
+    from graphmind.build.documents import DeleteReport, DocumentDetail, DocumentInfo
     from graphmind.embed import Embedder
     from graphmind.eval.runner import EvalOptions
     from graphmind.llm import LLM
@@ -42,13 +43,15 @@ def build(
 
     config = settings or load_settings()
     opts = options or BuildOptions()
+    opts.check()
+    (community_options or CommunityOptions()).check()
     embedder = make_embedder(config)
     llm = make_llm(config, cache_dir=config.state_dir()) if opts.extract == "llm" else None
     with open_store(config) as store:
         report = BuildPipeline(store, embedder, llm, opts, progress).run([str(p) for p in paths])
         if report.interrupted:
             return report
-        changed = report.documents_new + report.documents_changed + report.orphans_deleted
+        changed = report.documents_written + report.orphans_deleted
         if changed:
             _mark_communities_stale(store, True)
         if communities and _communities_stale(store):
@@ -62,6 +65,41 @@ def build(
         if llm is not None:
             report.llm = llm.ledger.as_dict()
     return report
+
+
+def documents(
+    match: str | None = None, *, limit: int = 1000, settings: Settings | None = None
+) -> list[DocumentInfo]:
+    """The documents in the store (by source); ``match`` filters on title or source."""
+    from graphmind.build.documents import list_documents
+
+    with open_store(settings or load_settings(), shared=True) as store:
+        return list_documents(store, match=match, limit=limit)
+
+
+def document(ref: str, settings: Settings | None = None) -> DocumentDetail:
+    """One document (by id, title, source or file path) with its chunks and what hangs
+    on them: triplets, entities, communities, episodes, decisions."""
+    from graphmind.build.documents import show_document
+
+    with open_store(settings or load_settings(), shared=True) as store:
+        return show_document(store, ref)
+
+
+def delete_documents(
+    refs: Sequence[str],
+    *,
+    dry_run: bool = False,
+    allow_many: bool = False,
+    settings: Settings | None = None,
+) -> DeleteReport:
+    """Delete documents with their chunks, the triplets and entities only they held, and
+    the communities and episodes derived from them; decisions that used them keep their
+    record with a ``removed_evidence`` note. ``dry_run`` only counts."""
+    from graphmind.build.documents import delete_documents as delete
+
+    with open_store(settings or load_settings()) as store:
+        return delete(store, list(refs), dry_run=dry_run, allow_many=allow_many)
 
 
 def ask(
@@ -85,7 +123,7 @@ def ask(
             "GRAPHMIND_LLM_BASE_URL and GRAPHMIND_LLM_MODEL"
         )
     embedder = make_embedder(config)
-    with open_store(config) as store:
+    with open_store(config, shared=True) as store:
         if store.counts()["Chunk"] == 0:
             raise ConfigError(f"the store {store.location} has no documents: run graphmind build")
         return AskLoop(store, embedder, llm, options, on_round).ask(question)
@@ -95,7 +133,7 @@ def trace(decision_id: str, settings: Settings | None = None) -> DecisionTrace:
     """A past decision read back from the graph."""
     from graphmind.memory.decisions import read_decision
 
-    with open_store(settings or load_settings()) as store:
+    with open_store(settings or load_settings(), shared=True) as store:
         found = read_decision(store, decision_id)
     if found is None:
         raise ConfigError(f"no decision {decision_id!r} in the store")
@@ -113,7 +151,7 @@ def feedback(
     (token F1 >= 0.8 counts as correct). Idempotent; a later call corrects an earlier one."""
     from graphmind.memory.feedback import record_feedback
 
-    with open_store(settings or load_settings()) as store:
+    with open_store(settings or load_settings(), shared=True) as store:
         return record_feedback(store, decision_id, correct=correct, gold=gold)
 
 
@@ -150,11 +188,13 @@ def communities(
     from graphmind.embed import make_embedder
     from graphmind.llm import make_llm
 
+    opts = options or CommunityOptions()
+    opts.check()
     config = settings or load_settings()
     embedder = make_embedder(config)
     llm = make_llm(config, cache_dir=config.state_dir()) if summarize else None
     with open_store(config) as store:
-        return _communities(store, embedder, llm, options or CommunityOptions(), progress)
+        return _communities(store, embedder, llm, opts, progress)
 
 
 def _communities(

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from graphmind import __version__
 from graphmind.ask.loop import AskOptions
+from graphmind.cli_progress import make_console
 from graphmind.config import Settings, load_settings
 from graphmind.doctor import DoctorReport, run_doctor
 from graphmind.errors import GraphMindError, QueryFailedError
@@ -22,8 +22,9 @@ from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS
 from graphmind.store import QueryResult, open_store
 from graphmind.store.registry import default_root
 
-out = Console()
-err = Console(stderr=True)
+out = make_console()
+err = make_console(stderr=True)
+_ARGS = "graphmind.args"
 
 
 def _fail(exc: GraphMindError) -> NoReturn:
@@ -31,14 +32,33 @@ def _fail(exc: GraphMindError) -> NoReturn:
     sys.exit(exc.exit_code)
 
 
+def _fail_json(message: str, kind: str, exit_code: int) -> NoReturn:
+    """An error as JSON on stdout (``--json`` promises JSON there), with its exit code."""
+    click.echo(json.dumps({"error": message, "type": kind, "exit_code": exit_code}, indent=2))
+    sys.exit(exit_code)
+
+
 class _Group(click.Group):
-    """Turns GraphMind errors into one red line and an exit code, never a traceback."""
+    """Turns GraphMind errors into one red line and an exit code, never a traceback; under
+    ``--json``, into a JSON object on stdout (usage errors too)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_ARGS] = list(args)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
+        args = ctx.meta.get(_ARGS, [])
+        as_json = "--json" in args[: args.index("--")] if "--" in args else "--json" in args
         try:
             return super().invoke(ctx)
         except GraphMindError as exc:
+            if as_json:
+                _fail_json(str(exc), type(exc).__name__, exc.exit_code)
             _fail(exc)
+        except click.ClickException as exc:
+            if as_json:
+                _fail_json(exc.format_message(), type(exc).__name__, exc.exit_code)
+            raise
 
 
 _ASK_DEFAULTS = AskOptions()  # the CLI's ask and eval defaults are the loop's
@@ -89,7 +109,7 @@ def cypher(
     """Run a read-only Cypher query (text or a .cypher file) on the configured store."""
     text = _query_text(file_or_query)
     values = _parse_params(params)
-    with open_store(settings()) as store:
+    with open_store(settings(), shared=True) as store:
         try:
             result = store.run_text(text, values)
         except QueryFailedError as exc:
@@ -113,8 +133,24 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 @click.option(
     "--title-field", default="title", show_default=True, help="JSON field with the title."
 )
-@click.option("--chunk-size", default=512, show_default=True, help="Tokens per chunk.")
-@click.option("--chunk-overlap", default=64, show_default=True, help="Tokens shared by neighbours.")
+@click.option(
+    "--encoding",
+    metavar="NAME",
+    callback=lambda _ctx, _param, value: _encoding(value),
+    help="Read every text file in this encoding (default: detected; UTF-8 first).",
+)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=8),
+    help="Tokens per chunk  [default: 512, or what the embedder reads when less]",
+)
+@click.option(
+    "--chunk-overlap",
+    type=click.IntRange(min=0),
+    default=64,
+    show_default=True,
+    help="Tokens shared by neighbours.",
+)
 @click.option(
     "--extract",
     type=click.Choice(["llm", "none"]),
@@ -129,8 +165,14 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
     show_default=True,
     help="Near-duplicate entities: SAME_AS links, merge, or nothing.",
 )
-@click.option("--batch-docs", default=64, show_default=True, help="Documents per atomic write.")
-@click.option("--limit", type=int, help="Build only the first N documents.")
+@click.option(
+    "--batch-docs",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="Documents per atomic write.",
+)
+@click.option("--limit", type=click.IntRange(min=1), help="Build only the first N documents.")
 @click.option(
     "--communities/--no-communities",
     default=True,
@@ -139,6 +181,7 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 )
 @click.option(
     "--max-community-size",
+    type=click.IntRange(min=2),
     default=50,
     show_default=True,
     help="Communities larger than this are split into a deeper level.",
@@ -149,6 +192,9 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
     multiple=True,
     help="Optional layers: 'episodic' adds sliding-window narrative summaries.",
 )
+@click.option(
+    "--strict", is_flag=True, help="Exit with status 1 when any file or entry was not built."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_obj
 def build(
@@ -158,7 +204,8 @@ def build(
     exclude: Sequence[str],
     text_field: str,
     title_field: str,
-    chunk_size: int,
+    encoding: str | None,
+    chunk_size: int | None,
     chunk_overlap: int,
     extract: str,
     resolve: str,
@@ -167,27 +214,35 @@ def build(
     communities: bool,
     max_community_size: int,
     layers: Sequence[str],
+    strict: bool,
     as_json: bool,
 ) -> None:
-    """Build documents (files or folders: txt, md, html, pdf, json, jsonl) into the graph."""
+    """Build documents (files or folders: txt, md, html, pdf, json, jsonl) into the graph.
+
+    A file or entry that cannot be read or written is named in the summary with the
+    reason, and the rest is built; exit status 1 when nothing was built (or, with
+    --strict, when anything was not), 130 when interrupted.
+    """
     from graphmind import api
     from graphmind.build.loaders import LoadOptions
     from graphmind.build.pipeline import BuildOptions
-    from graphmind.cli_progress import RichProgress, print_build_report
+    from graphmind.cli_progress import make_progress, print_build_report
     from graphmind.communities.pipeline import CommunityOptions
 
-    if chunk_size < 8 or not 0 <= chunk_overlap < chunk_size:
-        raise click.BadParameter("need chunk size >= 8 and 0 <= overlap < chunk size")
+    if chunk_size is not None and chunk_overlap >= chunk_size:
+        raise click.BadParameter(
+            f"must be less than --chunk-size ({chunk_size})", param_hint="--chunk-overlap"
+        )
     options = BuildOptions(
-        load=LoadOptions(include, exclude, text_field, title_field),
+        load=LoadOptions(include, exclude, text_field, title_field, encoding),
         chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,
         extract=extract,  # type: ignore[arg-type]
         resolve=resolve,  # type: ignore[arg-type]
-        batch_docs=max(1, batch_docs),
+        batch_docs=batch_docs,
         limit=limit,
     )
-    with RichProgress(err, enabled=not as_json) as progress:
+    with make_progress(err, enabled=not as_json) as progress:
         report = api.build(
             paths,
             options,
@@ -197,13 +252,42 @@ def build(
             community_options=CommunityOptions(max_size=max_community_size),
             layers=layers,
         )
+    problem = None
+    if report.nothing_built:
+        problem = report.nothing_built_reason()
+    elif strict and report.load_failures:
+        problem = f"--strict: {len(report.load_failures)} file(s) or entries not built"
     if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2, default=str))
+        data = report.as_dict()
+        if problem:
+            data["error"] = problem
+        click.echo(json.dumps(data, indent=2, default=str))
     else:
         print_build_report(out, report)
     if report.interrupted:
-        err.print("[yellow]interrupted:[/] run the same command again to resume")
+        err.print(
+            f"[yellow]interrupted:[/] {report.documents_written} document(s) written, "
+            f"{report.documents_not_reached} not reached; run the same command again to resume",
+            highlight=False,
+        )
         sys.exit(130)
+    if problem:
+        if not as_json:
+            err.print(f"[bold red]error:[/] {problem}", highlight=False)
+        sys.exit(1)
+
+
+def _encoding(value: str | None) -> str | None:
+    from graphmind.build.loaders import check_encoding
+    from graphmind.errors import ConfigError
+
+    if value is None:
+        return None
+    try:
+        check_encoding(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value
 
 
 @main.command()
@@ -359,7 +443,13 @@ def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: b
     help="Another question file in the dataset's format.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
-@click.option("--seed", default=0, show_default=True, help="Which questions --limit picks.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Which questions --limit picks.",
+)
 @click.option(
     "--configs",
     default=",".join(DEFAULT_CONFIGS),
@@ -410,6 +500,12 @@ def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: b
     type=click.Path(path_type=Path, file_okay=False),
     help="Compare two finished runs instead (RUN_A RUN_B).",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the results (results.json) instead of the report.",
+)
 @click.pass_obj
 def eval_command(
     settings: Callable[[], Settings],
@@ -428,11 +524,14 @@ def eval_command(
     temperature: float,
     run_dir: Path | None,
     compare: tuple[Path, Path] | None,
+    as_json: bool,
 ) -> None:
     """Evaluate on a benchmark: EM/F1, recall@k, memory's dose-response, cost, baselines."""
     if compare:
         from graphmind.eval.report import compare_runs
 
+        if as_json:
+            raise click.UsageError("--json prints one run's results; --compare prints text")
         click.echo(compare_runs(*compare))
         return
     if dataset is None:
@@ -454,17 +553,20 @@ def eval_command(
         consistency_runs=consistency_runs,
         temperature=temperature,
     )
-    from graphmind.cli_progress import RichProgress
+    from graphmind.cli_progress import make_progress
 
     target = run_dir or Path("eval-runs") / f"{dataset}-n{limit}-s{seed}"
-    with RichProgress(err) as progress:
+    with make_progress(err, enabled=not as_json) as progress:
         report = run_eval(
             target,
             options,
             settings(),
-            lambda line: err.print(line, highlight=False),
+            (lambda _line: None) if as_json else (lambda line: err.print(line, highlight=False)),
             progress=progress,
         )
+    if as_json:
+        click.echo((report.parent / "results.json").read_text(encoding="utf-8").rstrip())
+        return
     out.print(report.read_text(encoding="utf-8"), highlight=False, markup=False)
     out.print(f"report: {report}", style="dim", highlight=False)
 
@@ -477,9 +579,27 @@ def eval_command(
     show_default=True,
     help="Entity graph: RELATED edges or co-mention in a chunk.",
 )
-@click.option("--max-size", default=50, show_default=True, help="Split communities above this.")
-@click.option("--levels", default=3, show_default=True, help="At most this many levels.")
-@click.option("--resolution", default=1.0, show_default=True, help="Leiden resolution.")
+@click.option(
+    "--max-size",
+    type=click.IntRange(min=2),
+    default=50,
+    show_default=True,
+    help="Split communities above this.",
+)
+@click.option(
+    "--levels",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="At most this many levels.",
+)
+@click.option(
+    "--resolution",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Leiden resolution (above 0; higher: smaller communities).",
+)
 @click.option(
     "--summaries/--no-summaries",
     default=True,
@@ -499,7 +619,7 @@ def communities_command(
 ) -> None:
     """Recompute communities (hierarchical Leiden), their summaries and PageRank."""
     from graphmind import api
-    from graphmind.cli_progress import RichProgress, print_community_stats
+    from graphmind.cli_progress import make_progress, print_community_stats
     from graphmind.communities.pipeline import CommunityOptions
 
     options = CommunityOptions(
@@ -508,7 +628,7 @@ def communities_command(
         max_levels=levels,
         resolution=resolution,
     )
-    with RichProgress(err, enabled=not as_json) as progress:
+    with make_progress(err, enabled=not as_json) as progress:
         stats = api.communities(options, settings(), progress, summarize=summaries)
     if as_json:
         click.echo(json.dumps(stats.__dict__, indent=2, default=str))
@@ -571,6 +691,10 @@ def _print_doctor(report: DoctorReport) -> None:
     overview.add_column(style="bold")
     overview.add_column()
     overview.add_row("store", f"{report.backend} at {report.location}")
+    if report.attached_to is not None:
+        overview.add_row(
+            "shared", f"in use by PID {report.attached_to}: reached through its server"
+        )
     if info is not None:
         overview.add_row("server", f"{info.server_version} ({info.edition})")
         overview.add_row("GDS", info.gds or "no")
@@ -617,6 +741,14 @@ def _print_doctor(report: DoctorReport) -> None:
             )
         out.print(levels)
 
+
+def _register_documents() -> None:
+    from graphmind.cli_documents import register
+
+    register(main, out)
+
+
+_register_documents()
 
 if __name__ == "__main__":
     main()

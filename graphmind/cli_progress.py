@@ -1,9 +1,18 @@
-"""Progress bars and summary tables for the command line (rich)."""
+"""Progress and summary tables for the command line (rich).
+
+In a terminal, progress is a rich bar per stage with its total, elapsed time and an
+estimate of the time left. Anywhere else (CI, ``nohup``, a log file) it is one plain line
+per stage when it starts and ends, and every ``LINE_INTERVAL`` seconds in between.
+Consoles that do not write to a terminal never wrap lines: a piped table or path stays
+whole.
+"""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self, TextIO
 
 from rich.console import Console
 from rich.progress import (
@@ -14,14 +23,51 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.table import Table
 
-from graphmind.build.pipeline import BuildReport
+if TYPE_CHECKING:
+    from graphmind.build.pipeline import BuildReport
+
+LINE_INTERVAL = 10.0  # seconds between plain progress lines of one stage
+PIPED_WIDTH = 10_000  # "no wrap": rich needs a width; tables only take what they need
+MAX_LISTED = 50  # failures listed in the text summary (--json lists every one)
 
 
-class RichProgress:
-    """One bar per stage; a stage started again adds to its total."""
+def make_console(*, stderr: bool = False, file: TextIO | None = None) -> Console:
+    """A console that wraps to the terminal's width, or never wraps when piped."""
+    probe = Console(stderr=stderr, file=file)
+    if probe.is_terminal:
+        return probe
+    return Console(stderr=stderr, file=file, width=PIPED_WIDTH, soft_wrap=True)
+
+
+class _Context:
+    """``with progress:`` starts and stops the display."""
+
+    def _begin(self) -> None:
+        return None
+
+    def _end(self) -> None:
+        return None
+
+    def __enter__(self) -> Self:
+        self._begin()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._end()
+
+
+class RichProgress(_Context):
+    """One bar per stage, with its total and the time left; starting a stage again
+    starts it over with the new total."""
 
     def __init__(self, console: Console, *, enabled: bool = True) -> None:
         self._bars = Progress(
@@ -30,6 +76,8 @@ class RichProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
             console=console,
             disable=not enabled,
             transient=False,
@@ -40,9 +88,8 @@ class RichProgress:
         task = self._tasks.get(stage)
         if task is None:
             self._tasks[stage] = self._bars.add_task(stage, total=total)
-        elif total is not None:
-            current = self._bars.tasks[task].total or 0
-            self._bars.update(task, total=current + total)
+        else:
+            self._bars.reset(task, total=total)
 
     def advance(self, stage: str, amount: int = 1) -> None:
         if stage not in self._tasks:
@@ -53,17 +100,92 @@ class RichProgress:
             self._bars.update(task, total=bar.completed + amount)
         self._bars.advance(task, amount)
 
-    def __enter__(self) -> Self:
+    def _begin(self) -> None:
         self._bars.start()
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def _end(self) -> None:
         self._bars.stop()
+
+
+class _Stage:
+    def __init__(self, total: int | None) -> None:
+        self.total = total
+        self.done = 0
+        self.started = time.monotonic()
+        self.printed = self.started
+
+
+class LineProgress(_Context):
+    """Plain progress lines for logs: a stage's start, its end, and every ``interval``
+    seconds in between (with the rate and the time left)."""
+
+    def __init__(
+        self, console: Console, *, enabled: bool = True, interval: float = LINE_INTERVAL
+    ) -> None:
+        self.console = console
+        self.enabled = enabled
+        self.interval = interval
+        self._stages: dict[str, _Stage] = {}
+
+    def start(self, stage: str, total: int | None) -> None:
+        self._stages[stage] = _Stage(total)
+        if total:  # a stage with nothing to do says nothing
+            self._say(stage, "started")
+
+    def advance(self, stage: str, amount: int = 1) -> None:
+        state = self._stages.get(stage)
+        if state is None:
+            state = self._stages[stage] = _Stage(None)
+        state.done += amount
+        now = time.monotonic()
+        if state.total is not None and state.done >= state.total:
+            self._say(stage, f"done in {_duration(now - state.started)}")
+            state.total = None  # said once
+            state.printed = now
+        elif now - state.printed >= self.interval:
+            state.printed = now
+            self._say(stage, self._eta(state, now))
+
+    def _eta(self, state: _Stage, now: float) -> str:
+        elapsed = now - state.started
+        rate = state.done / elapsed if elapsed > 0 else 0.0
+        text = f"{_duration(elapsed)} elapsed, {rate:.1f}/s"
+        if state.total and rate > 0:
+            text += f", about {_duration((state.total - state.done) / rate)} left"
+        return text
+
+    def _say(self, stage: str, what: str) -> None:
+        if not self.enabled:
+            return
+        state = self._stages[stage]
+        of = f"/{state.total}" if state.total is not None else ""
+        self.console.print(f"{stage}: {state.done}{of} {what}", highlight=False, markup=False)
+
+
+def make_progress(console: Console, *, enabled: bool = True) -> RichProgress | LineProgress:
+    """Bars in a terminal, plain lines elsewhere."""
+    if console.is_terminal:
+        return RichProgress(console, enabled=enabled)
+    return LineProgress(console, enabled=enabled)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m"
+
+
+def _short(source: str) -> str:
+    """A source path relative to the working directory when it is under it."""
+    path, sep, key = source.partition("#")
+    try:
+        rel = str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        rel = path
+    return rel + sep + key
 
 
 def print_build_report(console: Console, report: BuildReport) -> None:
@@ -75,6 +197,12 @@ def print_build_report(console: Console, report: BuildReport) -> None:
         ("documents new", report.documents_new),
         ("documents changed", report.documents_changed),
         ("documents skipped (unchanged)", report.documents_skipped),
+    ]
+    if report.documents_elsewhere:
+        rows.append(("documents written by another build", report.documents_elsewhere))
+    if report.interrupted:
+        rows.append(("documents not reached (interrupted)", report.documents_not_reached))
+    rows += [
         ("files or entries not read", len(report.load_failures)),
         ("chunks written", report.chunks_written),
         ("chunks with failed extraction", report.chunks_failed),
@@ -85,7 +213,8 @@ def print_build_report(console: Console, report: BuildReport) -> None:
     ]
     for label, count in report.counts.items():
         rows.append((f"{label} nodes in store", count))
-    rows.append(("relationships in store", report.relationships))
+    if report.counts:
+        rows.append(("relationships in store", report.relationships))
     for label, value in rows:
         table.add_row(label, str(value))
     console.print(table)
@@ -103,10 +232,27 @@ def print_build_report(console: Console, report: BuildReport) -> None:
             f"({e['new']} new, {e['unchanged']} unchanged, {e['deleted']} removed; "
             f"{e['summarised']} LLM summaries, {e['fallbacks']} extractive)"
         )
-    for failure in report.load_failures[:20]:
-        console.print(f"[yellow]not read:[/] {failure.source}: {failure.reason}", highlight=False)
+    for note in report.notes[:MAX_LISTED]:
+        console.print(f"[dim]note:[/] {_short(note.source)}: {note.reason}", highlight=False)
+    print_failures(console, report)
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+
+
+def print_failures(console: Console, report: BuildReport) -> None:
+    """``N not read:`` and one line per file or entry with the reason."""
+    failures = report.load_failures
+    if not failures:
+        return
+    names = ", ".join(Path(f.source.partition("#")[0]).name for f in failures[:5])
+    more = f", … ({len(failures) - 5} more)" if len(failures) > 5 else ""
+    console.print(f"[yellow]{len(failures)} not read:[/] {names}{more}", highlight=False)
+    for failure in failures[:MAX_LISTED]:
+        console.print(f"  {_short(failure.source)}: {failure.reason}", highlight=False)
+    if len(failures) > MAX_LISTED:
+        console.print(
+            f"  … and {len(failures) - MAX_LISTED} more (--json lists every one)", highlight=False
+        )
 
 
 def _print_ledger(console: Console, ledger: dict[str, Any]) -> None:

@@ -1,4 +1,10 @@
-"""``graphmind doctor``: what store, schema, indexes, embedder and LLM are in use."""
+"""``graphmind doctor``: what store, schema, indexes, embedder and LLM are in use.
+
+Every finding that stops building or asking is a problem (and the command's exit status
+is then 1): a store that cannot be opened, an index not online, an embedder that cannot
+be set up, LLM settings that contradict themselves, no LLM at all, or a local model
+without llama-cpp-python.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from typing import Any
 
 from graphmind.config import Settings
 from graphmind.errors import GraphMindError
-from graphmind.llm import choose_llm, describe_llm
+from graphmind.llm import NONE_HINT, choose_llm, describe_llm
 from graphmind.store import StoreInfo, open_store
 
 
@@ -23,6 +29,7 @@ class DoctorReport:
     relationships: int = 0
     communities: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    attached_to: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -46,8 +53,10 @@ def run_doctor(settings: Settings) -> DoctorReport:
         embedder=f"{embedder.name} (dimension {embedder.dimension})",
         llm=describe_llm(settings),
     )
+    report.problems += _embedder_problems(settings) + _llm_problems(settings)
     try:
-        with open_store(settings) as store:
+        with open_store(settings, shared=True) as store:
+            report.attached_to = getattr(store, "attached_to", None)
             report.store = store.info()
             report.relationships = store.relationship_count()
             report.communities = store.run("community/counts_by_level")
@@ -59,21 +68,39 @@ def run_doctor(settings: Settings) -> DoctorReport:
     ]
     if pending:
         report.problems.append("indexes not online: " + ", ".join(pending))
-    report.problems.extend(_local_model_problems(settings))
     return report
 
 
-def _local_model_problems(settings: Settings) -> list[str]:
-    """The local model's one-token test, run in a child process so a crash of llama.cpp
-    (a native build on a CPU it does not run on) is reported, not suffered."""
-    from graphmind.llm.llamacpp_provider import llama_cpp_available
-    from graphmind.llm.smoke import check_local_model
+def _embedder_problems(settings: Settings) -> list[str]:
+    """Whether the embedder can be set up (its model found; not loaded)."""
+    from graphmind.embed import make_embedder
 
     try:
+        make_embedder(settings)
+    except GraphMindError as exc:
+        return [f"embedder: {exc}"]
+    return []
+
+
+def _llm_problems(settings: Settings) -> list[str]:
+    """LLM settings that contradict themselves, no LLM at all, or a local model that
+    cannot run."""
+    try:
         choice = choose_llm(settings)
-    except GraphMindError:
-        return []  # already shown as the LLM line ("invalid: ...")
-    if choice.kind != "llama-cpp" or choice.gguf_path is None or not llama_cpp_available():
-        return []
-    problem = check_local_model(choice.gguf_path)
-    return [problem] if problem else []
+    except GraphMindError as exc:
+        return [f"LLM: {exc}"]
+    if choice.kind == "none":
+        return [f"no LLM: building with extraction and asking need one ({NONE_HINT})"]
+    if choice.kind == "llama-cpp":
+        from graphmind.llm.llamacpp_provider import INSTALL_HINT, llama_cpp_available
+
+        if not llama_cpp_available():
+            return [f"LLM: llama-cpp-python is missing: {INSTALL_HINT}"]
+        if choice.gguf_path is not None:
+            # one tiny completion in a child process: a crash of llama.cpp (a native
+            # build on a CPU it does not run on) is reported, not suffered
+            from graphmind.llm.smoke import check_local_model
+
+            problem = check_local_model(choice.gguf_path)
+            return [problem] if problem else []
+    return []

@@ -4,11 +4,13 @@ GRAPHMIND_TEST_NEO4J_URI is set (that database's GraphMind data is wiped per tes
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from buildkit import CORPUS
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.store.base import GraphStore
 from graphmind.store.registry import QueryRegistry, default_root
@@ -17,6 +19,7 @@ TEST_CYPHER = Path(__file__).parent / "cypher"
 NEO4J_URI = os.environ.get("GRAPHMIND_TEST_NEO4J_URI")
 NEO4J_SKIP = "Neo4j contract tests need GRAPHMIND_TEST_NEO4J_URI (and _USER, _PASSWORD)"
 EMBEDDER = EmbedderSpec("sentence-transformers", "all-MiniLM-L6-v2", 384)
+FIRST_SEEN = ("ingested_at", "description", "embedding", "type")  # set by an entity's first use
 
 StoreFactory = Callable[..., GraphStore]
 
@@ -78,6 +81,14 @@ def open_store(backend: str, tmp_path: Path) -> Iterator[StoreFactory]:
     yield factory
     for store in opened:
         store.close()
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """A copy of the fixture corpus, free to edit."""
+    target = tmp_path / "corpus"
+    shutil.copytree(CORPUS, target)
+    return target
 
 
 @pytest.fixture

@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from buildkit import CORPUS, build, dump, entity_names, provider_of, scripted_llm
-from conftest import StoreFactory
+from buildkit import build, dump, entity_names, provider_of, scripted_llm
+from conftest import FIRST_SEEN, StoreFactory
 from graphmind.extract.heuristic import heuristic_extraction
 from graphmind.llm.base import Message
 from graphmind.store.base import GraphStore
-
-FIRST_SEEN = ("ingested_at", "description", "embedding", "type")
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    target = tmp_path / "corpus"
-    shutil.copytree(CORPUS, target)
-    return target
 
 
 @pytest.fixture

@@ -8,6 +8,9 @@
 // (build/detach_replaced), so this query only touches the documents' own structure.
 // Old versions are read with pattern comprehensions, not OPTIONAL MATCH + collect, which
 // Neo4j reports as "null value eliminated in set function" for every new document.
+// Returns, per document, whether this query wrote it: created it, or extracted it another
+// way (false: another build wrote the same version first), so each build counts what it
+// wrote.
 UNWIND range(0, size($rows) - 1) AS i
 WITH i, $rows[i] AS doc
 OPTIONAL MATCH (old:Document {source: doc.source})
@@ -22,6 +25,8 @@ FOREACH (o IN CASE WHEN old IS NULL THEN [] ELSE [old] END | DETACH DELETE o)
 WITH DISTINCT i
 WITH $rows[i] AS doc
 MERGE (d:Document {id: doc.id})
+WITH doc, d,
+     d.sha256 IS NULL OR coalesce(d.extract_mode, '') <> doc.extract_mode AS created
 SET d.source = doc.source, d.title = doc.title, d.sha256 = doc.sha256,
     d.extract_mode = doc.extract_mode, d.chunks = size(doc.chunks), d.ingested_at = timestamp()
 FOREACH (c IN doc.chunks |
@@ -56,4 +61,4 @@ FOREACH (t IN doc.triplets |
   FOREACH (cid IN t.chunk_ids |
     MERGE (c:Chunk {id: cid})
     MERGE (tr)-[:MENTIONED_IN]->(c)))
-RETURN count(d) AS written
+RETURN doc.id AS id, created

@@ -1,7 +1,10 @@
 """Token-based chunking on sentence boundaries, with overlap.
 
 Tokens are counted with a simple, deterministic word/punctuation tokenizer (no
-model download); it tracks sub-word tokenizers closely enough for sizing chunks.
+model download); it tracks sub-word tokenizers closely enough for sizing chunks. A word
+longer than ``MAX_WORD`` characters counts as one token per ``MAX_WORD`` characters (a
+sub-word tokenizer splits it too), so a giant "word" (base64, a run of letters without
+spaces) is cut into chunks of the usual size instead of becoming one huge chunk.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from dataclasses import dataclass
 
 from graphmind.build.loaders import digest
 
-_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+MAX_WORD = 16
+_TOKEN = re.compile(rf"\w{{1,{MAX_WORD}}}|[^\w\s]", re.UNICODE)
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9À-ÖØ-Þ])")
 _ABBREVIATION = re.compile(

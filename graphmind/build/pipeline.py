@@ -2,6 +2,10 @@
 
 Documents go through in batches; each batch is written with one atomic query, so an
 interrupted build resumes at the next unwritten document with nothing half-written.
+A batch the store rejects is written again one document at a time: the document that
+cannot be written is reported with the reason, and the others get in. Counts say what
+this build wrote (the write query says whether it created each document), so they stay
+true after Ctrl-C and beside another build writing the same store.
 Entities touched by a write get a ``:Pending`` marker node (not a property: on
 FalkorDB, writing any property of a vector-indexed node re-indexes it); the link
 stage then resolves near-duplicates, sweeps orphans and rebuilds ``RELATED`` edges
@@ -19,8 +23,14 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from graphmind.build.chunking import Chunk, chunk_text
-from graphmind.build.loaders import LoadFailure, LoadOptions, SourceDocument, load_paths
-from graphmind.errors import ConfigError
+from graphmind.build.loaders import (
+    LoadFailure,
+    LoadOptions,
+    SourceDocument,
+    clean_text,
+    load_paths,
+)
+from graphmind.errors import ConfigError, GraphMindError, QueryFailedError, QueryParameterError
 from graphmind.extract.extractor import (
     ChunkExtraction,
     ChunkText,
@@ -40,14 +50,17 @@ if TYPE_CHECKING:
 ExtractMode = Literal["llm", "none"]
 ResolveMode = Literal["link", "merge", "off"]
 LINK_BATCH = 500
+DEFAULT_CHUNK_SIZE = 512
+REJECTED = (QueryFailedError, QueryParameterError)  # the store refused one query's data
 
 
 @dataclass
 class BuildOptions:
-    """What to read and how to build."""
+    """What to read and how to build. ``chunk_size`` None: 512 tokens, or what the
+    embedder reads when that is less (so no chunk is cut short when embedded)."""
 
     load: LoadOptions = field(default_factory=LoadOptions)
-    chunk_size: int = 512
+    chunk_size: int | None = None
     chunk_overlap: int = 64
     extract: ExtractMode = "llm"
     resolve: ResolveMode = "link"
@@ -56,15 +69,41 @@ class BuildOptions:
     same_as_similarity: float = 0.92
     same_as_name_ratio: float = 0.85
 
+    def check(self) -> None:
+        """ConfigError for values that would do something else than asked."""
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError(f"limit must be at least 1 (got {self.limit})")
+        if self.batch_docs < 1:
+            raise ConfigError(f"batch_docs must be at least 1 (got {self.batch_docs})")
+        if self.chunk_size is not None and self.chunk_size < 8:
+            raise ConfigError(f"chunk size must be at least 8 tokens (got {self.chunk_size})")
+        if self.chunk_overlap < 0 or (
+            self.chunk_size is not None and self.chunk_overlap >= self.chunk_size
+        ):
+            raise ConfigError("chunk overlap must be between 0 and the chunk size")
+
 
 @dataclass
 class BuildReport:
-    """What a build did; ``as_dict`` is the ``--json`` summary."""
+    """What a build did; ``as_dict`` is the ``--json`` summary.
+
+    ``documents_new`` and ``documents_changed`` count documents this build wrote;
+    ``documents_elsewhere`` those another build wrote first (same content);
+    ``load_failures`` every file or entry not built, with the reason (not read, not
+    parsed, without text, or refused by the store); ``documents_not_reached`` what an
+    interruption left for the next run.
+    """
 
     documents_new: int = 0
     documents_changed: int = 0
     documents_skipped: int = 0
+    documents_elsewhere: int = 0
+    documents_planned: int = 0
+    documents_not_reached: int = 0
     load_failures: list[LoadFailure] = field(default_factory=list)
+    notes: list[LoadFailure] = field(default_factory=list)
+    empty_paths: list[str] = field(default_factory=list)
+    chunk_size: int = DEFAULT_CHUNK_SIZE
     chunks_written: int = 0
     chunks_failed: int = 0
     chunks_empty: int = 0
@@ -83,15 +122,42 @@ class BuildReport:
     communities: dict[str, Any] = field(default_factory=dict)
     episodes: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def documents_written(self) -> int:
+        """Documents this build wrote (new or changed)."""
+        return self.documents_new + self.documents_changed
+
+    @property
+    def nothing_built(self) -> bool:
+        """True when the build found nothing to build and nothing already built: every
+        path was empty or every document failed."""
+        return (
+            not self.interrupted
+            and self.documents_written == 0
+            and self.documents_skipped == 0
+            and self.documents_elsewhere == 0
+        )
+
+    def nothing_built_reason(self) -> str:
+        """Why nothing was built, in one line."""
+        reasons = list(self.empty_paths)
+        if self.load_failures:
+            reasons.append(f"{len(self.load_failures)} file(s) or entries not read")
+        return "nothing was built: " + ("; ".join(reasons) or "no documents")
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
-        data = {k: v for k, v in self.__dict__.items() if k != "load_failures"}
+        data = {k: v for k, v in self.__dict__.items() if k not in ("load_failures", "notes")}
         data["load_failures"] = [f.__dict__ for f in self.load_failures]
+        data["notes"] = [f.__dict__ for f in self.notes]
+        data["documents_written"] = self.documents_written
+        data["nothing_built"] = self.nothing_built
         return data
 
 
 class Progress(Protocol):
-    """Where the pipeline reports progress (the CLI draws bars; tests ignore it)."""
+    """Where the pipeline reports progress (the CLI draws bars or prints lines; tests
+    ignore it). ``start`` (re)starts a stage with its total, from zero."""
 
     def start(self, stage: str, total: int | None) -> None: ...
     def advance(self, stage: str, amount: int = 1) -> None: ...
@@ -138,6 +204,7 @@ class BuildPipeline:
         options: BuildOptions,
         progress: Progress | None = None,
     ) -> None:
+        options.check()
         if options.extract == "llm" and llm is None:
             raise ConfigError(
                 "no LLM is configured for extraction: run scripts/fetch_model.py for the "
@@ -151,6 +218,8 @@ class BuildPipeline:
         self.progress = progress or NoProgress()
         self.report = BuildReport()
         self.extract_mode = self._extract_mode()
+        self._writing: list[_Planned] = []  # the batch whose write may be in flight
+        self._processed = 0  # planned documents written, found written, or refused
 
     def _extract_mode(self) -> str:
         if self.options.extract == "none" or self.llm is None:
@@ -171,21 +240,26 @@ class BuildPipeline:
     def run(self, paths: Sequence[str]) -> BuildReport:
         """Build ``paths`` into the store; safe to interrupt and re-run."""
         started = time.perf_counter()
+        planned: list[_Planned] = []
         try:
             documents = self.load(paths)
             planned = self.plan(documents)
+            self.chunk(planned)
             self.progress.start("documents", len(planned))
+            if self.extract_mode != "none":
+                self.progress.start("LLM calls", sum(len(p.chunks) for p in planned))
             for batch in iter_batches(planned, self.options.batch_docs):
-                self.chunk(batch)
                 extractions = self.extract(batch)
                 rows = self.rows(batch, extractions)
                 self.embed(rows)
                 self.detach_replaced(batch)
-                self.write(rows)
+                self.write(batch, rows)
                 self.progress.advance("documents", len(batch))
             self.link()
         except KeyboardInterrupt:  # what is written is whole; a re-run resumes
             self.report.interrupted = True
+            self._settle_interrupted_write()
+            self.report.documents_not_reached = len(planned) - self._processed
         self.finish(started)
         return self.report
 
@@ -193,9 +267,11 @@ class BuildPipeline:
         """Read the corpus."""
         with self._stage("load"):
             result = load_paths(paths, self.options.load)
-        self.report.load_failures = result.failures
+        self.report.load_failures = list(result.failures)
+        self.report.notes = result.notes
+        self.report.empty_paths = result.empty_paths
         docs = result.documents
-        return docs[: self.options.limit] if self.options.limit else docs
+        return docs[: self.options.limit] if self.options.limit is not None else docs
 
     def plan(self, documents: Sequence[SourceDocument]) -> list[_Planned]:
         """Skip documents already built the same way; mark changed ones."""
@@ -208,26 +284,36 @@ class BuildPipeline:
         planned = []
         for doc in documents:
             state = states.get(doc.source)
-            if state is None:
-                self.report.documents_new += 1
-            elif state["id"] != doc.id:
-                self.report.documents_changed += 1
-            elif state["extract_mode"] == "none" and self.extract_mode != "none":
-                self.report.documents_changed += 1  # chunk-only before: extract now
-            else:
+            if (
+                state is not None
+                and state["id"] == doc.id
+                and not (state["extract_mode"] == "none" and self.extract_mode != "none")
+            ):
                 self.report.documents_skipped += 1
                 continue
             planned.append(_Planned(doc, changed=state is not None))
+        self.report.documents_planned = len(planned)
         return planned
 
-    def chunk(self, batch: Sequence[_Planned]) -> None:
-        """Split each document into chunks."""
+    def chunk_size(self) -> int:
+        """The chunk size asked for, or the default: 512 tokens, or what the embedder reads
+        when that is less."""
+        if self.options.chunk_size is not None:
+            return self.options.chunk_size
+        limit = getattr(self.embedder, "max_tokens", None)
+        if isinstance(limit, int) and 8 <= limit < DEFAULT_CHUNK_SIZE:
+            return max(limit, self.options.chunk_overlap + 8)
+        return DEFAULT_CHUNK_SIZE
+
+    def chunk(self, planned: Sequence[_Planned]) -> None:
+        """Split each document into chunks (all of them first: progress totals are known)."""
+        if not planned:
+            return
+        size = self.report.chunk_size = self.chunk_size()
         with self._stage("chunk"):
-            for item in batch:
+            for item in planned:
                 doc = item.document
-                item.chunks = chunk_text(
-                    doc.id, doc.text, self.options.chunk_size, self.options.chunk_overlap
-                )
+                item.chunks = chunk_text(doc.id, doc.text, size, self.options.chunk_overlap)
 
     def extract(self, batch: Sequence[_Planned]) -> dict[str, ChunkExtraction]:
         """One LLM extraction per chunk (cached, so re-runs cost nothing)."""
@@ -236,7 +322,6 @@ class BuildPipeline:
         texts = [
             ChunkText(c.id, item.document.title, c.text) for item in batch for c in item.chunks
         ]
-        self.progress.start("LLM calls", len(texts))
         with self._stage("extract"):
             results = extract_chunks(self.llm, texts, on_done=counter(self.progress, "LLM calls"))
         return {r.chunk_id: r for r in results}
@@ -260,32 +345,29 @@ class BuildPipeline:
             for value in status.values():
                 self.report.chunks_failed += value.startswith("failed")
                 self.report.chunks_empty += value == "empty"
-            out.append(
-                {
-                    "id": doc.id,
-                    "source": doc.source,
-                    "title": doc.title,
-                    "sha256": doc.sha256,
-                    "extract_mode": self.extract_mode,
-                    "chunks": [
-                        {
-                            "id": c.id,
-                            "text": c.text,
-                            "position": c.position,
-                            "tokens": c.tokens,
-                            "extraction": status.get(c.id, "skipped"),
-                            "embedding": None,
-                            "embed_text": _with_title(doc.title, c.text),
-                        }
-                        for c in item.chunks
-                    ],
-                    "next": [[a.id, b.id] for a, b in pairwise(item.chunks)],
-                    "entities": [{**asdict(e), "embedding": None} for e in entities],
-                    "triplets": [
-                        {**asdict(t), "text": t.text, "embedding": None} for t in triplets
-                    ],
-                }
-            )
+            row = {
+                "id": doc.id,
+                "source": doc.source,
+                "title": doc.title,
+                "sha256": doc.sha256,
+                "extract_mode": self.extract_mode,
+                "chunks": [
+                    {
+                        "id": c.id,
+                        "text": c.text,
+                        "position": c.position,
+                        "tokens": c.tokens,
+                        "extraction": status.get(c.id, "skipped"),
+                        "embedding": None,
+                        "embed_text": _with_title(doc.title, c.text),
+                    }
+                    for c in item.chunks
+                ],
+                "next": [[a.id, b.id] for a, b in pairwise(item.chunks)],
+                "entities": [{**asdict(e), "embedding": None} for e in entities],
+                "triplets": [{**asdict(t), "text": t.text, "embedding": None} for t in triplets],
+            }
+            out.append(_clean_row(row))
             self.report.entities_in_batches += len(entities)
             self.report.triplets_in_batches += len(triplets)
         return out
@@ -314,27 +396,80 @@ class BuildPipeline:
             with self._stage("write"):
                 self.store.drain("build/detach_replaced", DELETE_BATCH, {"docs": docs})
 
-    def write(self, rows: list[dict[str, Any]]) -> None:
-        """One atomic query for the batch (old versions replaced in the same query)."""
+    def write(self, batch: Sequence[_Planned], rows: list[dict[str, Any]]) -> None:
+        """One atomic query for the batch (old versions replaced in the same query). When
+        the store refuses the batch, each document is written alone, and one it refuses
+        is reported and left out."""
         with self._stage("write"):
-            self.store.write_rows("build/write_documents", rows, batch_size=len(rows) or 1)
-        self.report.chunks_written += sum(len(r["chunks"]) for r in rows)
+            try:
+                self._write(batch, rows)
+            except REJECTED as exc:
+                if len(rows) == 1:
+                    self._refused(batch[0], exc)
+                    return
+                for item, row in zip(batch, rows, strict=True):
+                    try:
+                        self._write([item], [row])
+                    except REJECTED as one:
+                        self._refused(item, one)
+
+    def _write(self, batch: Sequence[_Planned], rows: list[dict[str, Any]]) -> None:
+        """Write and count what the query says it created (not what was planned)."""
+        self._writing = list(batch)
+        try:
+            written = self.store.run("build/write_documents", {"rows": rows}, write=True)
+        except REJECTED:
+            self._writing = []
+            raise
+        self._writing = []
+        created = {r["id"]: bool(r["created"]) for r in written}
+        for item, row in zip(batch, rows, strict=True):
+            self._processed += 1
+            if not created.get(item.document.id, False):
+                self.report.documents_elsewhere += 1
+            elif item.changed:
+                self.report.documents_changed += 1
+            else:
+                self.report.documents_new += 1
+            if created.get(item.document.id, False):
+                self.report.chunks_written += len(row["chunks"])
+
+    def _refused(self, item: _Planned, exc: Exception) -> None:
+        self._processed += 1
+        self.report.load_failures.append(LoadFailure(item.document.source, f"not written: {exc}"))
+
+    def _settle_interrupted_write(self) -> int:
+        """After Ctrl-C during a write, ask the store which documents of that batch got in
+        (the query may have finished on the server) and count them; returns how many
+        documents of the batch are settled."""
+        batch, self._writing = self._writing, []
+        if not batch:
+            return 0
+        try:
+            rows = self.store.run(
+                "build/document_states", {"sources": [p.document.source for p in batch]}
+            )
+        except GraphMindError:  # the store cannot say now: count nothing we cannot see
+            return 0
+        there = {r["source"]: r["id"] for r in rows}
+        settled = 0
+        for item in batch:
+            if there.get(item.document.source) == item.document.id:
+                settled += 1
+                if item.changed:
+                    self.report.documents_changed += 1
+                else:
+                    self.report.documents_new += 1
+                self.report.chunks_written += len(item.chunks)
+        self._processed += settled
+        return settled
 
     def link(self) -> None:
         """Resolve near-duplicates, sweep orphans, rebuild RELATED for pending entities."""
         with self._stage("link"):
             if self.options.resolve != "off":
                 self.resolve()
-            pending = self.store.run("build/pending_entities")
-            self.progress.start("linking", len(pending))
-            for batch in iter_batches(pending, LINK_BATCH):
-                swept = [r["id"] for r in batch if r["sweep"]]  # only these can lose triplets
-                if swept:
-                    rows = self.store.run("build/sweep_orphans", {"ids": swept}, write=True)
-                    self.report.orphans_deleted += int(rows[0]["deleted"]) if rows else 0
-                ids = [r["id"] for r in batch]
-                self.store.run("build/refresh_related", {"ids": ids}, write=True)
-                self.progress.advance("linking", len(batch))
+            self.report.orphans_deleted += settle_pending(self.store, self.progress)
 
     def resolve(self) -> None:
         """Link (or merge) pending entities to near-duplicates: close in the vector index,
@@ -384,15 +519,42 @@ class BuildPipeline:
         self.report.seconds["total"] = time.perf_counter() - started
         if self.llm is not None:
             self.report.llm = self.llm.ledger.as_dict()
-        counts = self.store.counts()
-        self.report.counts = {k: counts[k] for k in ("Document", "Chunk", "Entity", "Triplet")}
-        self.report.relationships = self.store.relationship_count()
-        limit = getattr(self.embedder, "max_tokens", None)
-        if isinstance(limit, int) and self.options.chunk_size > limit:
-            self.report.warnings.append(
-                f"chunks of up to {self.options.chunk_size} tokens are longer than what the "
-                f"embedder reads ({limit} tokens); consider --chunk-size {limit}"
-            )
+        try:
+            counts = self.store.counts()
+            self.report.relationships = self.store.relationship_count()
+        except GraphMindError as exc:
+            if not self.report.interrupted:
+                raise
+            self.report.warnings.append(f"could not read the store's counts: {exc}")
+        else:
+            self.report.counts = {k: counts[k] for k in ("Document", "Chunk", "Entity", "Triplet")}
+        size = self.options.chunk_size
+        if size is not None and self.report.documents_planned:
+            limit = getattr(self.embedder, "max_tokens", None)
+            if isinstance(limit, int) and size > limit:
+                self.report.warnings.append(
+                    f"chunks of up to {size} tokens are longer than what the embedder "
+                    f"reads ({limit} tokens); consider --chunk-size {limit}"
+                )
+
+
+def settle_pending(store: GraphStore, progress: Progress | None = None) -> int:
+    """For every entity with a ``:Pending`` marker: delete its triplets no chunk mentions
+    and, when none is left, the entity; rebuild its RELATED edges; drop the marker.
+    Returns how many entities were deleted."""
+    progress = progress or NoProgress()
+    deleted = 0
+    pending = store.run("build/pending_entities")
+    progress.start("linking", len(pending))
+    for batch in iter_batches(pending, LINK_BATCH):
+        swept = [r["id"] for r in batch if r["sweep"]]  # only these can lose triplets
+        if swept:
+            rows = store.run("build/sweep_orphans", {"ids": swept}, write=True)
+            deleted += int(rows[0]["deleted"]) if rows else 0
+        ids = [r["id"] for r in batch]
+        store.run("build/refresh_related", {"ids": ids}, write=True)
+        progress.advance("linking", len(batch))
+    return deleted
 
 
 def _same_facts(first: TripletRow, row: TripletRow) -> TripletRow:
@@ -424,6 +586,18 @@ def types_compatible(a: Any, b: Any) -> bool:
     """Entities of clearly different types never merge; unknown matches anything."""
     ta, tb = str(a or "unknown").lower(), str(b or "unknown").lower()
     return ta == tb or "unknown" in (ta, tb)
+
+
+def _clean_row(value: Any) -> Any:
+    """Every string of a write row without control characters (an LLM can answer with a
+    NUL in an entity name; FalkorDB cannot parse one in a parameter)."""
+    if isinstance(value, str):
+        return clean_text(value)[0]
+    if isinstance(value, dict):
+        return {k: v if k == "embedding" else _clean_row(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_row(v) for v in value]
+    return value
 
 
 def _with_title(title: str, text: str) -> str:

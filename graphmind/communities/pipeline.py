@@ -23,6 +23,7 @@ from graphmind.communities.centrality import (
 )
 from graphmind.communities.episodes import cap
 from graphmind.communities.report import CommunityReport, embedding_text, messages_for
+from graphmind.errors import ConfigError
 from graphmind.store.base import DELETE_BATCH, GraphStore, Projection, iter_batches
 
 if TYPE_CHECKING:
@@ -44,6 +45,18 @@ class CommunityOptions:
     seed: int = 42
     max_entities: int = 30
     max_relations: int = 40
+
+    def check(self) -> None:
+        """ConfigError for values that would do something else than asked (``max_levels``
+        0 would delete every community)."""
+        if self.max_levels < 1:
+            raise ConfigError(f"levels must be at least 1 (got {self.max_levels})")
+        if self.max_size < 2:
+            raise ConfigError(
+                f"the largest community size must be at least 2 (got {self.max_size})"
+            )
+        if not self.resolution > 0:
+            raise ConfigError(f"the resolution must be above 0 (got {self.resolution})")
 
 
 @dataclass
@@ -79,6 +92,7 @@ def build_communities(
 ) -> CommunityStats:
     """Detect, summarise, embed and write communities; store PageRank on entities."""
     opts = options or CommunityOptions()
+    opts.check()
     stats = CommunityStats()
     started = time.perf_counter()
     projection: Projection | None = None

@@ -136,6 +136,9 @@ def load_dataset(
         raise ConfigError(f"unknown dataset {name!r}; expected one of {', '.join(DATASETS)}")
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be at least 1 (got {limit})")
+    if path is not None and not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        raise ConfigError(f"the question file {path} {what}")
     loaded = loaders[key](data_root if data_root is not None else default_data_root(), path)
     if not loaded.questions:
         files = ", ".join(str(p) for p in loaded.sources)
@@ -217,13 +220,18 @@ def _read_json(path: Path, what: str) -> Any:
             f"{what} not found: expected {path} (set {DATA_ENV} to the folder holding "
             "musique/, hotpotqa/, 2wikimultihopqa/ and locomo/)"
         )
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {what} {path}: {exc}") from None
     try:
         if path.suffix == ".jsonl":
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{what} {path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{what} {path} is JSON nested too deeply to read") from None
 
 
 def _records(path: Path, what: str) -> list[dict[str, Any]]:

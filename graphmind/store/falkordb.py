@@ -7,6 +7,14 @@ process dies without closing the store, and a server orphaned anyway is shut dow
 before the store is reopened; vectors go in through ``vecf32()`` (see ``{{VEC}}`` in
 the registry); vector indexes get ``efRuntime`` >= 100; the vector score (a cosine
 distance) is turned into a similarity in the query.
+
+One process owns a store file (the lock) and its server; with ``attach=True`` another
+process, finding the store in use, connects to the owner's running server instead of
+being locked out (the owner publishes its socket in the lock file). An attached store
+never starts, stops or reconfigures the server and never creates schema: it is for
+readers and for single atomic writes (an answer's decision, feedback), which the server
+runs one at a time with the owner's; bulk writers (build, communities, prune, deleting
+documents) still take the lock, so they stay one at a time.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import QueryFailedError, QueryParameterError, StoreError
+from graphmind.errors import QueryFailedError, QueryParameterError, StoreError, StoreInUseError
 from graphmind.store.base import GraphStore, IndexInfo, QueryResult, TextHit, node_props
 from graphmind.store.bm25 import pool_terms, query_terms, rank
 from graphmind.store.lock import StoreLock
@@ -47,6 +55,7 @@ log = logging.getLogger(__name__)
 SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "everysec"}
 EF_RUNTIME = 100
 POOL_SIZE = 1000  # most nodes a full-text query ranks by BM25
+ATTACH_GRACE = 10.0  # seconds an attaching process waits for the owner to publish its socket
 
 
 class FalkorDBLiteStore(GraphStore):
@@ -61,19 +70,29 @@ class FalkorDBLiteStore(GraphStore):
         registry: QueryRegistry | None = None,
         lock_wait: float = 0.0,
         graph_name: str = GRAPH_NAME,
+        attach: bool = False,
     ) -> None:
         super().__init__(registry or QueryRegistry("falkordb"))
         self.location = str(Path(path).resolve())
         self.graph_name = graph_name
+        self.attached_to: int | None = None  # the owner's PID when attached to its server
         self._lock = StoreLock(self.location)
-        self._lock.acquire(lock_wait)
+        if attach:
+            self._attach_or_own(lock_wait)
+        else:
+            self._lock.acquire(lock_wait)
+            self._own()
+
+    def _own(self) -> None:
+        """Start this store's server (the lock is held) and publish its socket."""
         try:
             stop_orphan_server(self.location)
             self._db = _open_server(self.location)
             # the server is a process of its own: it must not outlive this one
             self._watchdog = start_watchdog(self._db.client.pid, self._db.client.socket_file)
-            self._graph = self._db.select_graph(graph_name)
+            self._graph = self._db.select_graph(self.graph_name)
             self.run("store/open_graph", write=True)
+            self._lock.publish(str(self._db.client.socket_file))
         except Exception:
             if hasattr(self, "_watchdog"):
                 stop_watchdog(self._watchdog)
@@ -81,6 +100,27 @@ class FalkorDBLiteStore(GraphStore):
                 self._db.close()
             self._lock.release()
             raise
+
+    def _attach_or_own(self, lock_wait: float) -> None:
+        """Own the store when it is free, else attach to its owner's server."""
+        deadline = time.monotonic() + max(lock_wait, ATTACH_GRACE)
+        while True:
+            if self._lock.try_acquire():
+                self._own()
+                return
+            owner = self._lock.owner()
+            db = _attach_server(self._lock.socket())
+            if db is not None and self._lock.owner() == owner:
+                self._db = db
+                self._graph = db.select_graph(self.graph_name)
+                self.attached_to = owner
+                log.info("attached to the FalkorDB server of PID %s for %s", owner, self.location)
+                return
+            if db is not None:
+                db.connection.close()
+            if time.monotonic() >= deadline:
+                raise StoreInUseError(self.location, owner)
+            time.sleep(0.1)
 
     # -- primitives --------------------------------------------------------------
     def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
@@ -152,10 +192,13 @@ class FalkorDBLiteStore(GraphStore):
 
     def _server(self) -> tuple[str, str, str | None]:
         modules = self._command("MODULE", "LIST")
-        graph: dict[str, Any] = next((m for m in modules if m.get("name") == "graph"), {})
+        listed = [
+            m if isinstance(m, dict) else dict(zip(m[::2], m[1::2], strict=True)) for m in modules
+        ]
+        graph: dict[str, Any] = next((m for m in listed if m.get("name") == "graph"), {})
         ver = int(graph.get("ver", 0))
         falkor = f"{ver // 10000}.{ver // 100 % 100}.{ver % 100}"
-        redis_version = self._db.client.info("server").get("redis_version", "?")
+        redis_version = self._db.execute_command("INFO", "server").get("redis_version", "?")
         lite = metadata.version("falkordblite")
         return f"FalkorDB {falkor} (server {redis_version})", f"embedded, falkordblite {lite}", None
 
@@ -190,6 +233,8 @@ class FalkorDBLiteStore(GraphStore):
         return [TextHit(i, score, nodes.get(i, {})) for i, score in ranked]
 
     def wipe(self) -> None:
+        if self.attached_to is not None:
+            raise StoreError(f"cannot wipe {self.location}: PID {self.attached_to} is using it")
         try:
             self._graph.delete()
         except redis.ResponseError as exc:
@@ -199,6 +244,22 @@ class FalkorDBLiteStore(GraphStore):
         self.run("store/open_graph", write=True)
 
     def close(self) -> None:
+        if self.attached_to is not None:
+            self.attached_to = None
+            try:
+                # the owner may have finished meanwhile, leaving its server up for us:
+                # the last client out stops it
+                if self._lock.try_acquire():
+                    try:
+                        if len(self._db.connection.client_list()) <= 1:
+                            stop_orphan_server(self.location, announce=False)
+                    except redis.RedisError:
+                        pass  # already gone
+                    finally:
+                        self._lock.release()
+            finally:
+                self._db.connection.close()
+            return
         if not self._lock.held:
             return
         try:
@@ -212,6 +273,26 @@ class FalkorDBLiteStore(GraphStore):
             return self._db.execute_command(*args)
         except redis.ResponseError as exc:
             raise QueryFailedError(f"FalkorDB rejected {args[0]}: {exc}") from exc
+
+
+def _attach_server(socket: str | None) -> Any:
+    """A plain client of the server listening on ``socket``, or None when it does not
+    answer (not started yet, or stopping)."""
+    if not socket or not Path(socket).exists():
+        return None
+    from falkordb import FalkorDB
+
+    try:
+        db = FalkorDB(
+            unix_socket_path=socket,
+            socket_timeout=None,
+            retry=Retry(NoBackoff(), 0),
+            retry_on_error=[],
+        )
+        db.connection.ping()
+    except (redis.RedisError, OSError):
+        return None
+    return db
 
 
 def _open_server(path: str) -> Any:
@@ -256,11 +337,12 @@ def _wait_for_aof_rewrite(client: Any, timeout: float = 600.0) -> None:
     raise StoreError("the embedded FalkorDB server did not finish writing its append-only file")
 
 
-def stop_orphan_server(path: str, timeout: float = 30.0) -> None:
+def stop_orphan_server(path: str, timeout: float = 30.0, *, announce: bool = True) -> None:
     """Shut down (saving) a server left running by a killed process, and drop stale settings.
 
-    Only called while holding the store lock, so any server still registered for
-    this file belongs to a process that is gone.
+    Only called while holding the store lock, so any server still registered for this
+    file has no owner: its process was killed, or it left while another process was
+    attached to the server (that process stops it on leaving, ``announce=False``).
     """
     settings_file = Path(path + ".settings")
     if not settings_file.exists():
@@ -273,7 +355,8 @@ def stop_orphan_server(path: str, timeout: float = 30.0) -> None:
         settings_file.unlink(missing_ok=True)
         return
     if _is_server(pid):
-        log.warning("shutting down orphaned FalkorDB server PID %s for %s", pid, path)
+        if announce:
+            log.warning("shutting down orphaned FalkorDB server PID %s for %s", pid, path)
         try:
             redis.Redis(unix_socket_path=socket_path, socket_timeout=timeout).shutdown(save=True)
         except redis.ConnectionError:
