@@ -406,6 +406,56 @@ def feedback(
 
 
 @main.command()
+@click.argument("decision_id", required=False)
+@click.option("--chunk", "chunk_id", metavar="ID", help="Show a passage's verdict history.")
+@click.option("--query-type", "type_id", metavar="ID", help="Show a query type (id or label).")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path),
+    help="HTML file to write (default: beside the store).",
+)
+@click.option("--open", "open_page", is_flag=True, help="Open the page in the default browser.")
+@click.pass_obj
+def show(
+    settings: Callable[[], Settings],
+    decision_id: str | None,
+    chunk_id: str | None,
+    type_id: str | None,
+    output: Path | None,
+    open_page: bool,
+) -> None:
+    """Draw an evidence graph (a decision, a passage or a query type) as an offline HTML page."""
+    from graphmind import show as viz
+
+    given = [
+        (k, v)
+        for k, v in (("decision", decision_id), ("chunk", chunk_id), ("query-type", type_id))
+        if v is not None
+    ]
+    if len(given) != 1:
+        raise click.UsageError("give one of DECISION_ID, --chunk ID or --query-type ID")
+    kind, ident = given[0]
+    config = settings()
+    with open_store(config) as store:
+        view = viz.read_view(store, kind, ident)  # type: ignore[arg-type]
+    path = viz.write_view(view, output or viz.default_path(config.state_dir(), kind, ident))  # type: ignore[arg-type]
+    err.print(viz.summary(view), style="dim", highlight=False)
+    click.echo(str(path))
+    if open_page and not viz.open_in_browser(path):
+        err.print("[yellow]no browser could be started:[/] open the file yourself", highlight=False)
+
+
+@main.command(name="mcp")
+@click.pass_obj
+def mcp_command(settings: Callable[[], Settings]) -> None:
+    """Serve GraphMind's tools (ask, search, trace, feedback, audit, doctor) over MCP stdio."""
+    from graphmind.mcp_server import serve
+
+    serve(settings)
+
+
+@main.command()
 @click.option(
     "--keep",
     type=click.IntRange(min=1),
