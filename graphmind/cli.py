@@ -545,6 +545,12 @@ def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: b
     help="Where the run lives (default: eval-runs/DATASET-nLIMIT-sSEED).",
 )
 @click.option(
+    "--store",
+    "eval_store",
+    help="Evaluate on this (empty) store, e.g. bolt://…: configurations in turn, each from "
+    "the base build with an empty memory. Default: a FalkorDB Lite copy per configuration.",
+)
+@click.option(
     "--compare",
     nargs=2,
     type=click.Path(path_type=Path, file_okay=False),
@@ -573,6 +579,7 @@ def eval_command(
     consistency_runs: int,
     temperature: float,
     run_dir: Path | None,
+    eval_store: str | None,
     compare: tuple[Path, Path] | None,
     as_json: bool,
 ) -> None:
@@ -602,6 +609,7 @@ def eval_command(
         consistency=consistency,
         consistency_runs=consistency_runs,
         temperature=temperature,
+        store=eval_store,
     )
     from graphmind.cli_progress import make_progress
 

@@ -1,24 +1,42 @@
-"""Benchmark ``graphmind build`` against the raw write limit of the store.
+"""Benchmark ``graphmind build`` against the raw write limit of the store, and on Neo4j
+against neo4j-graphrag's ``SimpleKGPipeline``.
 
 Builds a corpus (default: the full 2Wiki corpus of the HippoRAG benchmark, 6,119
-passages) with a zero-latency scripted LLM (a fixed rule-based extraction per chunk),
-in two variants: a fast hashed embedder (only the pipeline and the store are timed)
-and the real sentence-transformers embedder. The same rows are then written again
-into a fresh store with plain batched ``UNWIND … MERGE`` queries (the raw limit), and
-both are compared. Prints tables; asserts nothing.
+passages) with a zero-latency scripted LLM (a fixed rule-based extraction per chunk,
+computed before timing), in two variants: a fast hashed embedder (only the pipeline and
+the store are timed) and the real sentence-transformers embedder. The same rows are then
+written again into a fresh store with plain batched ``UNWIND … MERGE`` queries (the raw
+limit), and both are compared. Every run is then repeated on its own result: a re-run
+should write nothing new.
+
+``--store bolt://HOST:PORT`` runs on Neo4j (credentials from ``GRAPHMIND_NEO4J_USER``,
+``_PASSWORD``, ``_DATABASE``; the database's GraphMind and neo4j-graphrag data is deleted
+before each run). There the hashed variant also runs neo4j-graphrag's
+``SimpleKGPipeline`` (``pip install -e '.[bench]'``) on the same documents, one document
+per pipeline run as its documentation shows, with the same extraction answered instantly
+(translated to its JSON format) and the same hashed embedder; its default text splitter,
+entity resolution and lexical graph. The default store is FalkorDB Lite files in a
+temporary folder. Prints tables, or with ``--json`` one JSON object; asserts nothing.
 
     .venv/bin/python scripts/bench_build.py [--corpus PATH] [--limit N] [--variant hash|real|both]
+        [--store bolt://localhost:7687] [--no-graphrag] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import logging
+import re
 import resource
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +47,18 @@ from rich.table import Table
 from graphmind.build.chunking import chunk_text
 from graphmind.build.loaders import load_paths
 from graphmind.build.pipeline import BuildOptions, BuildPipeline
-from graphmind.config import load_settings
+from graphmind.config import Settings, load_settings, parse_store_uri
 from graphmind.embed import Embedder, make_embedder
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import EmbedderSpec, parse_embedder
+from graphmind.errors import GraphMindError
 from graphmind.extract.extractor import ChunkText, messages_for
 from graphmind.extract.heuristic import heuristic_response
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import Responder, ScriptedProvider
+from graphmind.store import open_store
+from graphmind.store.base import DELETE_BATCH, GraphStore
 from graphmind.store.falkordb import FalkorDBLiteStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,11 +66,13 @@ DEFAULT_CORPUS = (
     REPO.parent / "shared/data/2wikimultihopqa/hipporag_full_corpus/2wikimultihopqa_corpus.json"
 )
 RAW_BATCH = 1000
+RAW_KINDS = ("documents", "chunks", "next", "entities", "triplets", "mentions", "related")
+GRAPHRAG_MARK = "Input text:"  # the last section of its extraction prompt: the chunk
 
 
 @dataclass
 class Run:
-    """One timed run."""
+    """One timed run, and what repeating it on its own result added."""
 
     name: str
     seconds: float
@@ -57,6 +80,10 @@ class Run:
     nodes: int
     relationships: int
     stages: dict[str, float]
+    server_rss_mib: float | None = None
+    rerun_seconds: float = 0.0
+    rerun_new_nodes: int = 0
+    rerun_new_relationships: int = 0
 
     def rates(self) -> tuple[float, float, float]:
         return (
@@ -76,15 +103,70 @@ class RecordingPipeline(BuildPipeline):
         super().write(rows)
 
 
-def server_rss(store: FalkorDBLiteStore) -> int:
-    """Resident memory of the embedded server, in bytes."""
-    pid = store._db.client.pid  # the embedded server's process
-    return int(psutil.Process(pid).memory_info().rss) if pid else 0
+class Target:
+    """Where the runs write: FalkorDB Lite files in a folder, or one Neo4j database that is
+    emptied before each run."""
+
+    def __init__(self, uri: str | None, workdir: Path) -> None:
+        self.workdir = workdir
+        self.settings: Settings | None = None
+        if uri is not None:
+            if parse_store_uri(uri).backend != "neo4j":
+                raise GraphMindError(f"--store takes a Neo4j URI (bolt://…), not {uri}")
+            self.settings = load_settings(store=uri)
+
+    @property
+    def neo4j(self) -> bool:
+        return self.settings is not None
+
+    @property
+    def label(self) -> str:
+        return f"Neo4j at {self.settings.store}" if self.settings else "FalkorDB Lite"
+
+    def open_empty(self, name: str) -> GraphStore:
+        """An empty store for the run ``name`` (no schema yet)."""
+        if self.settings is None:
+            return FalkorDBLiteStore(str(self.workdir / f"{name}.db"))
+        store = open_store(self.settings, ensure_schema=False)
+        try:
+            store.wipe()
+            store.drain("bench/graphrag_delete_batch", DELETE_BATCH)
+            store.run("bench/graphrag_drop_index", write=True)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @contextmanager
+    def fresh(self, name: str, spec: EmbedderSpec) -> Iterator[GraphStore]:
+        """An empty store with GraphMind's schema for ``spec``."""
+        store = self.open_empty(name)
+        try:
+            store.ensure_schema(spec)
+            yield store
+        finally:
+            store.close()
+
+    def server_rss(self, store: GraphStore) -> float | None:
+        """Resident memory of the embedded server in MiB (unknown for a Neo4j server)."""
+        if not isinstance(store, FalkorDBLiteStore):
+            return None
+        pid = store._db.client.pid  # the embedded server's process
+        return psutil.Process(pid).memory_info().rss / 2**20 if pid else None
 
 
-def node_and_rel_counts(store: FalkorDBLiteStore) -> tuple[int, int]:
-    counts = store.counts()
-    return sum(counts.values()) - counts["GraphMindMeta"], store.relationship_count()
+def graph_size(store: GraphStore) -> tuple[int, int]:
+    """Nodes (GraphMind's meta node aside) and relationships in the whole database."""
+    nodes = int(store.run_text("MATCH (n) RETURN count(n) AS n").records()[0]["n"])
+    return nodes - store.counts()["GraphMindMeta"], store.relationship_count()
+
+
+def chunk_answers(title: str, texts: Sequence[str]) -> dict[str, str]:
+    """The rule-based extraction of each chunk text, keyed by the text."""
+    return {
+        text: heuristic_response(messages_for(ChunkText(f"c{i}", title, text)))
+        for i, text in enumerate(texts)
+    }
 
 
 def precomputed_answers(corpus: Path, limit: int | None) -> Responder:
@@ -104,31 +186,36 @@ def precomputed_answers(corpus: Path, limit: int | None) -> Responder:
 
 
 def run_pipeline(
+    target: Target,
     corpus: Path,
     embedder: Embedder,
     limit: int | None,
-    workdir: Path,
     name: str,
-    batch_docs: int = BuildOptions().batch_docs,
-) -> tuple[Run, list[dict[str, Any]], int]:
-    store = FalkorDBLiteStore(str(workdir / f"{name}.db"))
-    try:
-        store.ensure_schema(embedder.spec)
-        llm = LLM(ScriptedProvider(precomputed_answers(corpus, limit)), cache=None)
-        pipeline = RecordingPipeline(
-            store, embedder, llm, BuildOptions(limit=limit, batch_docs=batch_docs)
-        )
+    batch_docs: int,
+) -> tuple[Run, list[dict[str, Any]]]:
+    """GraphMind's pipeline, timed, then run again on its own result."""
+    llm = LLM(ScriptedProvider(precomputed_answers(corpus, limit)), cache=None)
+    options = BuildOptions(limit=limit, batch_docs=batch_docs)
+    with target.fresh(name, embedder.spec) as store:
+        pipeline = RecordingPipeline(store, embedder, llm, options)
         pipeline.captured = []
         started = time.perf_counter()
         report = pipeline.run([str(corpus)])
         seconds = time.perf_counter() - started
-        nodes, rels = node_and_rel_counts(store)
-        rss = server_rss(store)
+        nodes, rels = graph_size(store)
         stages = {k: v for k, v in report.seconds.items() if k != "total"}
         run = Run(name, seconds, report.documents_new, nodes, rels, stages)
-        return run, pipeline.captured, rss
-    finally:
-        store.close()
+        run.server_rss_mib = target.server_rss(store)
+        started = time.perf_counter()
+        BuildPipeline(store, embedder, llm, options).run([str(corpus)])
+        _rerun(run, store, time.perf_counter() - started)
+        return run, pipeline.captured
+
+
+def _rerun(run: Run, store: GraphStore, seconds: float) -> None:
+    nodes, rels = graph_size(store)
+    run.rerun_seconds = seconds
+    run.rerun_new_nodes, run.rerun_new_relationships = nodes - run.nodes, rels - run.relationships
 
 
 def raw_rows(captured: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -181,45 +268,161 @@ def raw_rows(captured: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
-def run_raw(
-    captured: list[dict[str, Any]], spec: EmbedderSpec, workdir: Path, name: str
-) -> tuple[Run, int]:
+def run_raw(captured: list[dict[str, Any]], spec: EmbedderSpec, target: Target, name: str) -> Run:
+    """The pipeline's rows written with plain batched UNWIND … MERGE, then again."""
     rows = raw_rows(captured)
-    store = FalkorDBLiteStore(str(workdir / f"{name}.db"))
-    try:
-        store.ensure_schema(spec)
-        stages: dict[str, float] = {}
-        started = time.perf_counter()
-        for kind in ("documents", "chunks", "next", "entities", "triplets", "mentions", "related"):
+
+    def write(store: GraphStore, stages: dict[str, float]) -> None:
+        for kind in RAW_KINDS:
             t0 = time.perf_counter()
             store.write_rows(f"bench/raw_{kind}", rows[kind], batch_size=RAW_BATCH)
             stages[kind] = time.perf_counter() - t0
+
+    with target.fresh(name, spec) as store:
+        stages: dict[str, float] = {}
+        started = time.perf_counter()
+        write(store, stages)
         seconds = time.perf_counter() - started
-        nodes, rels = node_and_rel_counts(store)
-        rss = server_rss(store)
-        return Run(name, seconds, len(rows["documents"]), nodes, rels, stages), rss
+        nodes, rels = graph_size(store)
+        run = Run(name, seconds, len(rows["documents"]), nodes, rels, stages)
+        run.server_rss_mib = target.server_rss(store)
+        started = time.perf_counter()
+        write(store, {})
+        _rerun(run, store, time.perf_counter() - started)
+        return run
+
+
+# -- neo4j-graphrag ----------------------------------------------------------------------
+
+
+def graphrag_answer(ours: str) -> str:
+    """GraphMind's extraction JSON as neo4j-graphrag's: nodes with ids and labels,
+    relationships between node ids with an upper-case type."""
+    data = json.loads(ours)
+    ids: dict[str, str] = {}
+    nodes: list[dict[str, Any]] = []
+
+    def node(name: str, kind: str = "unknown") -> str:
+        if name not in ids:
+            ids[name] = str(len(ids))
+            label = kind.title() if kind.isalpha() and kind != "unknown" else "Entity"
+            nodes.append({"id": ids[name], "label": label, "properties": {"name": name}})
+        return ids[name]
+
+    for entity in data["entities"]:
+        node(entity["name"], entity["type"])
+    relationships = [
+        {
+            "type": re.sub(r"\W+", "_", r["predicate"]).strip("_").upper() or "RELATED_TO",
+            "start_node_id": node(r["subject"]),
+            "end_node_id": node(r["object"]),
+            "properties": {},
+        }
+        for r in data["relations"]
+    ]
+    return json.dumps({"nodes": nodes, "relationships": relationships})
+
+
+def run_graphrag(
+    target: Target, documents: Sequence[Any], embedder: Embedder, name: str
+) -> Run | str:
+    """neo4j-graphrag's SimpleKGPipeline, one run per document, then all again; or why
+    it could not run."""
+    try:
+        from neo4j_graphrag.components.text_splitters.fixed_size_splitter import (
+            FixedSizeSplitter,
+        )
+        from neo4j_graphrag.embeddings import Embedder as GraphRagEmbedder
+        from neo4j_graphrag.experimental.pipeline.kg_builder import SimpleKGPipeline
+        from neo4j_graphrag.llm import LLMInterface, LLMResponse
+    except ImportError:
+        return "neo4j-graphrag is not installed: pip install -e '.[bench]'"
+    from neo4j import GraphDatabase
+
+    from graphmind.store.neo4j import NOTIFICATIONS
+
+    assert target.settings is not None
+    splitter = FixedSizeSplitter()  # SimpleKGPipeline's default, made here to precompute
+    answers: dict[str, str] = {}
+    for doc in documents:
+        chunks = asyncio.run(splitter.run(doc.text)).chunks
+        for text, ours in chunk_answers(doc.title, [c.text for c in chunks]).items():
+            answers[text.strip()] = graphrag_answer(ours)
+
+    class ScriptedLLM(LLMInterface):
+        """Answers each extraction prompt with the precomputed extraction of its chunk."""
+
+        def invoke(self, input: str, *args: Any, **kwargs: Any) -> LLMResponse:
+            return LLMResponse(content=answers[input.rsplit(GRAPHRAG_MARK, 1)[1].strip()])
+
+        async def ainvoke(self, input: str, *args: Any, **kwargs: Any) -> LLMResponse:
+            return self.invoke(input)
+
+    class HashedEmbedder(GraphRagEmbedder):
+        def embed_query(self, text: str) -> list[float]:
+            return embedder.embed([text])[0]
+
+    logging.getLogger("neo4j_graphrag").setLevel(logging.ERROR)  # its deprecation notices
+    settings = target.settings
+    password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+    driver = GraphDatabase.driver(
+        settings.store, auth=(settings.neo4j_user, password), **NOTIFICATIONS
+    )
+    store = target.open_empty(name)
+    try:
+        kg = SimpleKGPipeline(
+            llm=ScriptedLLM("scripted"),
+            driver=driver,
+            embedder=HashedEmbedder(),
+            schema="FREE",
+            from_file=False,
+            text_splitter=splitter,
+            neo4j_database=settings.neo4j_database,
+        )
+
+        async def build_all() -> float:
+            started = time.perf_counter()
+            for doc in documents:
+                await kg.run_async(text=doc.text, file_path=doc.source)
+            return time.perf_counter() - started
+
+        seconds = asyncio.run(build_all())
+        nodes, rels = graph_size(store)
+        run = Run(name, seconds, len(documents), nodes, rels, {"pipeline": seconds})
+        _rerun(run, store, asyncio.run(build_all()))
+        return run
     finally:
         store.close()
+        driver.close()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--limit", type=int, help="only the first N documents")
-    parser.add_argument("--variant", choices=["hash", "real", "both"], default="both")
-    parser.add_argument("--batch-docs", type=int, default=BuildOptions().batch_docs)
-    args = parser.parse_args()
-    if not args.corpus.exists():
-        print(f"corpus not found: {args.corpus}", file=sys.stderr)
-        return 2
-    console = Console()
-    docs = load_paths([args.corpus]).documents[: args.limit]
-    console.print(f"corpus: {args.corpus.name}, {len(docs)} documents")
-    variants: list[tuple[str, Embedder]] = []
-    if args.variant in ("hash", "both"):
-        variants.append(("hash", HashingEmbedder(parse_embedder("hash:384"))))
-    if args.variant in ("real", "both"):
-        variants.append(("real", make_embedder(load_settings())))
+# -- the report ----------------------------------------------------------------------------
+
+
+@dataclass
+class Ratio:
+    """Documents per second of the pipeline beside the raw writes (and neo4j-graphrag)."""
+
+    embedder: str
+    pipeline: float
+    raw: float
+    graphrag: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def cells(self) -> list[str]:
+        graphrag = "-" if self.graphrag is None else f"{self.graphrag:.1f}"
+        versus = "-" if self.graphrag is None else f"{self.pipeline / self.graphrag:.1f}"
+        return [
+            self.embedder,
+            f"{self.pipeline:.0f}",
+            f"{self.raw:.0f}",
+            f"{self.pipeline / self.raw:.2f}",
+            graphrag,
+            versus,
+        ]
+
+
+def tables(target: Target, runs: list[Run], ratios: list[Ratio]) -> list[Table]:
     results = Table(
         "run",
         "seconds",
@@ -229,44 +432,114 @@ def main() -> int:
         "nodes",
         "rels",
         "server RSS MiB",
-        title="build throughput (FalkorDB Lite)",
+        "re-run s",
+        "re-run new nodes/rels",
+        title=f"build throughput ({target.label})",
     )
-    ratios = Table("embedder", "pipeline docs/s", "raw docs/s", "pipeline/raw", title="ratio")
     stage_table = Table("run", "stage seconds", title="where the time goes")
+    for run in runs:
+        d, n, r = run.rates()
+        rss = "-" if run.server_rss_mib is None else f"{run.server_rss_mib:.0f}"
+        results.add_row(
+            run.name,
+            f"{run.seconds:.1f}",
+            f"{d:.1f}",
+            f"{n:.0f}",
+            f"{r:.0f}",
+            str(run.nodes),
+            str(run.relationships),
+            rss,
+            f"{run.rerun_seconds:.1f}",
+            f"{run.rerun_new_nodes}/{run.rerun_new_relationships}",
+        )
+        stage_table.add_row(run.name, ", ".join(f"{k} {v:.1f}" for k, v in run.stages.items()))
+    ratio_table = Table(
+        "embedder",
+        "pipeline docs/s",
+        "raw docs/s",
+        "pipeline/raw",
+        "neo4j-graphrag docs/s",
+        "pipeline/neo4j-graphrag",
+        title="ratios",
+    )
+    for ratio in ratios:
+        ratio_table.add_row(*ratio.cells())
+    return [results, ratio_table, stage_table]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--limit", type=int, help="only the first N documents")
+    parser.add_argument("--variant", choices=["hash", "real", "both"], default="both")
+    parser.add_argument("--batch-docs", type=int, default=BuildOptions().batch_docs)
+    parser.add_argument("--store", help="a Neo4j URI (bolt://…); default: FalkorDB Lite files")
+    parser.add_argument("--no-graphrag", action="store_true", help="skip neo4j-graphrag")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    console = Console(stderr=args.json)
+    if not args.corpus.exists():
+        print(f"corpus not found: {args.corpus}", file=sys.stderr)
+        return 2
+    docs = load_paths([args.corpus]).documents[: args.limit]
+    console.print(f"corpus: {args.corpus.name}, {len(docs)} documents")
+    variants: list[tuple[str, Embedder]] = []
+    if args.variant in ("hash", "both"):
+        variants.append(("hash", HashingEmbedder(parse_embedder("hash:384"))))
+    if args.variant in ("real", "both"):
+        variants.append(("real", make_embedder(load_settings())))
+    runs: list[Run] = []
+    ratios: list[Ratio] = []
     with tempfile.TemporaryDirectory() as tmp:
+        try:
+            target = Target(args.store, Path(tmp))
+        except GraphMindError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        console.print(f"store: {target.label}")
         for name, embedder in variants:
             embedder.load()
-            pipe, captured, pipe_rss = run_pipeline(
-                args.corpus, embedder, args.limit, Path(tmp), f"pipe-{name}", args.batch_docs
+            console.print(f"{name}: pipeline …")
+            pipe, captured = run_pipeline(
+                target, args.corpus, embedder, args.limit, f"pipe-{name}", args.batch_docs
             )
-            raw, raw_rss = run_raw(captured, embedder.spec, Path(tmp), f"raw-{name}")
-            for run, rss in ((pipe, pipe_rss), (raw, raw_rss)):
-                d, n, r = run.rates()
-                results.add_row(
-                    run.name,
-                    f"{run.seconds:.1f}",
-                    f"{d:.0f}",
-                    f"{n:.0f}",
-                    f"{r:.0f}",
-                    str(run.nodes),
-                    str(run.relationships),
-                    f"{rss / 2**20:.0f}",
-                )
-                stage_table.add_row(
-                    run.name, ", ".join(f"{k} {v:.1f}" for k, v in run.stages.items())
-                )
-            ratios.add_row(
-                name,
-                f"{pipe.rates()[0]:.0f}",
-                f"{raw.rates()[0]:.0f}",
-                f"{pipe.rates()[0] / raw.rates()[0]:.2f}",
-            )
+            console.print(f"{name}: raw UNWIND … MERGE …")
+            raw = run_raw(captured, embedder.spec, target, f"raw-{name}")
+            runs += [pipe, raw]
+            ratio = Ratio(name, pipe.rates()[0], raw.rates()[0])
+            if name == "hash" and target.neo4j and not args.no_graphrag:
+                console.print(f"{name}: neo4j-graphrag SimpleKGPipeline …")
+                graphrag = run_graphrag(target, docs, embedder, f"neo4j-graphrag-{name}")
+                if isinstance(graphrag, Run):
+                    runs.append(graphrag)
+                    ratio.graphrag = graphrag.rates()[0]
+                else:
+                    ratio.notes.append(graphrag)
+                    console.print(graphrag)
+            ratios.append(ratio)
             if hasattr(embedder, "stats"):
                 console.print(f"{name} embedder: {embedder.stats.summary()}")
-    console.print(results)
-    console.print(ratios)
-    console.print(stage_table)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.json:
+        report = {
+            "corpus": str(args.corpus),
+            "documents": len(docs),
+            "store": target.label,
+            "runs": [{**asdict(r), "docs_per_s": r.rates()[0]} for r in runs],
+            "ratios": [
+                {
+                    **asdict(r),
+                    "pipeline_over_raw": r.pipeline / r.raw,
+                    "pipeline_over_graphrag": r.pipeline / r.graphrag if r.graphrag else None,
+                }
+                for r in ratios
+            ],
+            "peak_rss_mib": peak,
+        }
+        print(json.dumps(report, indent=2))
+        return 0
+    for table in tables(target, runs, ratios):
+        console.print(table)
     console.print(f"peak RSS of this process: {peak:.0f} MiB")
     return 0
 

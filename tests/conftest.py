@@ -1,5 +1,6 @@
-"""Store fixtures: every contract test runs on FalkorDB Lite, and on Neo4j when
-GRAPHMIND_TEST_NEO4J_URI is set (that database's GraphMind data is wiped per test)."""
+"""Store fixtures: every test of a store runs on FalkorDB Lite, and on Neo4j when
+GRAPHMIND_TEST_NEO4J_URI is set (that database's GraphMind data is wiped per test);
+``scripts/test.sh`` starts a Neo4j test server when it can."""
 
 from __future__ import annotations
 
@@ -52,6 +53,17 @@ def open_neo4j() -> GraphStore:
     )
 
 
+def neo4j_settings() -> dict[str, str]:
+    """The Neo4j under test as GraphMind settings (``store``, ``neo4j_user`` …)."""
+    assert NEO4J_URI
+    settings = {"store": NEO4J_URI}
+    for name in ("user", "password", "database"):
+        value = os.environ.get(f"GRAPHMIND_TEST_NEO4J_{name.upper()}")
+        if value is not None:
+            settings[f"neo4j_{name}"] = value
+    return settings
+
+
 @pytest.fixture(params=["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def backend(request: pytest.FixtureRequest) -> str:
     if request.param == "neo4j" and not NEO4J_URI:
@@ -89,6 +101,26 @@ def corpus(tmp_path: Path) -> Path:
     target = tmp_path / "corpus"
     shutil.copytree(CORPUS, target)
     return target
+
+
+@pytest.fixture
+def store_env(backend: str) -> dict[str, str]:
+    """``GRAPHMIND_*`` variables that point a ``graphmind`` process at the backend's store:
+    none for FalkorDB Lite (the default file in its working directory), the Neo4j under
+    test (wiped first) otherwise."""
+    if backend == "falkordb":
+        return {}
+    with open_neo4j() as store:
+        store.wipe()
+    return {f"GRAPHMIND_{k.upper()}": v for k, v in neo4j_settings().items()}
+
+
+def store_settings(tmp_path: Path, store_env: dict[str, str]) -> dict[str, str]:
+    """Settings for the store ``store_env`` names: a FalkorDB Lite file in ``tmp_path``
+    (with an LLM cache beside it), or the Neo4j under test (cache in ``tmp_path``)."""
+    if not store_env:
+        return {"store": f"falkordb-lite://{tmp_path / 'graph.db'}"}
+    return {**neo4j_settings(), "llm_cache": str(tmp_path / "llm_cache.sqlite")}
 
 
 @pytest.fixture

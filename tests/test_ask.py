@@ -301,14 +301,15 @@ def test_naive_mode_is_recorded_too(corpus_store: GraphStore, tmp_path: Path) ->
 Cli = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
-def asked_on_disk(tmp_path: Path) -> tuple[Decision, Cli]:
-    """The fixture corpus built into a FalkorDB Lite file with one question asked, and a
-    function running ``graphmind ARGS…`` against that store."""
-    from conftest import open_falkordb
+def asked_on_disk(tmp_path: Path, store_env: dict[str, str]) -> tuple[Decision, Cli]:
+    """The fixture corpus built into the backend's store (a FalkorDB Lite file, or the Neo4j
+    under test when ``store_env`` names it) with one question asked, and a function running
+    ``graphmind ARGS…`` against that store."""
+    from conftest import open_falkordb, open_neo4j
 
     corpus = tmp_path / "corpus.json"
     corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in DOCS.items()]))
-    store = open_falkordb(tmp_path / "graph.db")
+    store = open_neo4j() if store_env else open_falkordb(tmp_path / "graph.db")
     try:
         build(store, [corpus], None, extract="none")
         decision = loop(store, tmp_path).ask(QUESTION)
@@ -317,6 +318,7 @@ def asked_on_disk(tmp_path: Path) -> tuple[Decision, Cli]:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("GRAPHMIND_")},
         "GRAPHMIND_STORE": f"falkordb-lite://{tmp_path / 'graph.db'}",
+        **store_env,
         "GRAPHMIND_EMBEDDER": "hash:384",
         "COLUMNS": "250",
     }
@@ -328,8 +330,8 @@ def asked_on_disk(tmp_path: Path) -> tuple[Decision, Cli]:
     return decision, cli
 
 
-def test_graphmind_trace_prints_a_past_decision(tmp_path: Path) -> None:
-    decision, cli = asked_on_disk(tmp_path)
+def test_graphmind_trace_prints_a_past_decision(tmp_path: Path, store_env: dict[str, str]) -> None:
+    decision, cli = asked_on_disk(tmp_path, store_env)
     shown = cli("trace", decision.id)
     assert shown.returncode == 0, shown.stderr
     for text in (

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import store_settings
 from graphmind import api
 from graphmind.ask.loop import AskOptions
 from graphmind.build.pipeline import BuildOptions
@@ -25,8 +26,8 @@ MODEL = "qwen2.5-coder-1.5b"
 SAMPLES = Path(__file__).resolve().parents[1] / "graphmind" / "samples" / "physicists"
 
 
-def test_real_model_answers_with_a_citation(tmp_path: Path) -> None:
-    settings = load_settings(store=f"falkordb-lite://{tmp_path / 'graph.db'}", llm_model=MODEL)
+def test_real_model_answers_with_a_citation(tmp_path: Path, store_env: dict[str, str]) -> None:
+    settings = load_settings(**store_settings(tmp_path, store_env), llm_model=MODEL)
     if not offline_model_path(settings, MODEL).is_file():
         if os.environ.get("CI"):
             pytest.fail("the 1.5B offline model is missing: scripts/test.sh fetches it")

@@ -1,5 +1,5 @@
 """A build killed with SIGKILL mid-way, then re-run, ends with exactly the graph of an
-uninterrupted build: no duplicates, no half-written documents."""
+uninterrupted build: no duplicates, no half-written documents (on both stores)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 from buildkit import build, dump, scripted_llm
-from conftest import open_falkordb
+from conftest import StoreFactory, open_falkordb
+from graphmind.store.base import GraphStore
 from graphmind.store.watchdog import alive
 
 
@@ -31,7 +32,7 @@ CHILD = textwrap.dedent(
     from graphmind.build.pipeline import BuildOptions, BuildPipeline, NoProgress
     from graphmind.embed.hashing import HashingEmbedder
     from graphmind.extract.heuristic import heuristic_response
-    from graphmind.store.falkordb import FalkorDBLiteStore
+    from conftest import open_falkordb, open_neo4j
 
     def slow(messages):
         time.sleep(0.02)
@@ -42,7 +43,7 @@ CHILD = textwrap.dedent(
             if stage == "documents":
                 print("batch", flush=True)
 
-    store = FalkorDBLiteStore(sys.argv[1])
+    store = open_neo4j() if sys.argv[1] == "neo4j" else open_falkordb(sys.argv[1])
     store.ensure_schema(HASH_SPEC)
     llm = scripted_llm(__import__("pathlib").Path(sys.argv[2]), slow)
     BuildPipeline(store, HashingEmbedder(HASH_SPEC), llm, BuildOptions(batch_docs=2),
@@ -89,16 +90,20 @@ def make_corpus(root: Path, n: int = 24) -> Path:
     return root
 
 
-def test_killed_build_resumes_to_the_uninterrupted_graph(tmp_path: Path) -> None:
+def test_killed_build_resumes_to_the_uninterrupted_graph(
+    tmp_path: Path, backend: str, open_store: StoreFactory
+) -> None:
     corpus = make_corpus(tmp_path / "corpus")
     db = tmp_path / "killed" / "graph.db"
     db.parent.mkdir()
+    if backend == "neo4j":
+        open_store()  # wipes the database the child writes to
     child = subprocess.Popen(
         [
             sys.executable,
             "-c",
             CHILD,
-            str(db),
+            "neo4j" if backend == "neo4j" else str(db),
             str(tmp_path / "cache.sqlite"),
             str(Path(__file__).parent),
             str(corpus),
@@ -112,17 +117,17 @@ def test_killed_build_resumes_to_the_uninterrupted_graph(tmp_path: Path) -> None
         line = child.stdout.readline()
         assert line, "the child build ended before it could be killed"
         batches += line.strip() == "batch"
-    server = server_pid(db)
-    assert alive(server)
+    server = server_pid(db) if backend == "falkordb" else None
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    # before any other command: the killed build's embedded server goes within seconds
-    deadline = time.monotonic() + 15
-    while alive(server) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not alive(server), "the embedded server outlived the killed build"
+    if server is not None:
+        # before any other command: the killed build's embedded server goes within seconds
+        deadline = time.monotonic() + 15
+        while alive(server) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(server), "the embedded server outlived the killed build"
 
-    store = open_falkordb(db)
+    store = open_store() if backend == "neo4j" else open_falkordb(db)
     try:
         written = store.counts()["Document"]
         assert 8 <= written < 24, "the kill should land mid-way"
@@ -134,15 +139,24 @@ def test_killed_build_resumes_to_the_uninterrupted_graph(tmp_path: Path) -> None
         report = build(store, [corpus], llm)
         assert report.documents_skipped == written and report.documents_new == 24 - written
         resumed = dump(store)
+        if backend == "neo4j":  # the uninterrupted build, in the same database emptied
+            store.wipe()
+            expected = fresh_dump(store, corpus, tmp_path)
     finally:
-        store.close()
+        if backend == "falkordb":
+            store.close()
+    if backend == "falkordb":
+        fresh = open_falkordb(tmp_path / "fresh" / "graph.db")
+        try:
+            expected = fresh_dump(fresh, corpus, tmp_path)
+        finally:
+            fresh.close()
+    for kind in ("nodes", "rels"):
+        assert [x for x in resumed[kind] if x not in expected[kind]] == []
+        assert [x for x in expected[kind] if x not in resumed[kind]] == []
 
-    fresh = open_falkordb(tmp_path / "fresh" / "graph.db")
-    try:
-        build(fresh, [corpus], scripted_llm(tmp_path / "fresh-cache.sqlite"))
-        expected = dump(fresh)
-        for kind in ("nodes", "rels"):
-            assert [x for x in resumed[kind] if x not in expected[kind]] == []
-            assert [x for x in expected[kind] if x not in resumed[kind]] == []
-    finally:
-        fresh.close()
+
+def fresh_dump(store: GraphStore, corpus: Path, tmp_path: Path) -> dict[str, list[tuple[str, ...]]]:
+    """The graph of an uninterrupted build of ``corpus`` into an empty ``store``."""
+    build(store, [corpus], scripted_llm(tmp_path / "fresh-cache.sqlite"))
+    return dump(store)

@@ -1,5 +1,5 @@
 """End to end with the real local model: extraction by Qwen2.5-Coder-0.5B through llama.cpp
-and the default sentence-transformers embedder, on the embedded store."""
+and the default sentence-transformers embedder, on both stores."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import store_settings
 from graphmind import api
 from graphmind.build.pipeline import BuildOptions
 from graphmind.config import load_settings
@@ -17,8 +18,8 @@ from graphmind.llm.models import default_gguf_path
 pytestmark = pytest.mark.slow
 
 
-def test_real_model_builds_a_few_paragraphs(tmp_path: Path) -> None:
-    settings = load_settings(store=f"falkordb-lite://{tmp_path / 'graph.db'}")
+def test_real_model_builds_a_few_paragraphs(tmp_path: Path, store_env: dict[str, str]) -> None:
+    settings = load_settings(**store_settings(tmp_path, store_env))
     if default_gguf_path(settings) is None:
         if os.environ.get("CI"):
             pytest.fail("the offline model is missing: scripts/test.sh fetches it")

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from buildkit import HASH_SPEC, provider_of, scripted_llm
+from conftest import neo4j_settings, open_neo4j
 from graphmind.config import Settings
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.errors import ConfigError
 from graphmind.eval.datasets import load_dataset
-from graphmind.eval.records import load_results
+from graphmind.eval.records import QuestionResult, load_results
 from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, run_eval
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
@@ -147,3 +150,63 @@ def test_rg_is_vanilla_rag_until_profiles_form(tmp_path: Path, settings: Setting
         else:
             assert "[EVIDENCE PROFILE]" in b and "[EVIDENCE PROFILE]" not in a
     assert all(r.verdicts for r in results.values())  # every passage judged
+
+
+@pytest.fixture
+def shared_store(backend: str, tmp_path: Path) -> Callable[[], str]:
+    """A function giving an empty store for a run on one store: a new FalkorDB Lite file,
+    or the Neo4j under test wiped."""
+    files = iter(range(100))
+
+    def fresh() -> str:
+        if backend == "falkordb":
+            return f"falkordb-lite://{tmp_path / f'shared-{next(files)}.db'}"
+        with open_neo4j() as store:
+            store.wipe()
+        return neo4j_settings()["store"]
+
+    return fresh
+
+
+def test_eval_on_one_store_keeps_the_configurations_apart(
+    tmp_path: Path, settings: Settings, backend: str, shared_store: Callable[[], str]
+) -> None:
+    """Configurations in turn on one store give what each gives alone on an empty one."""
+    if backend == "neo4j":
+        settings = settings.model_copy(update=neo4j_settings())
+    embedder = HashingEmbedder(HASH_SPEC)
+
+    run_dir = tmp_path / "run"  # one path for all: chunk ids hash the corpus file's path
+
+    def evaluate(store: str, configs: tuple[str, ...]) -> list[QuestionResult]:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        llm = scripted_llm(tmp_path / "llm.sqlite", responder)
+        options = EvalOptions(
+            "musique", data_root=FIXTURES, limit=None, k=4, configs=configs, store=store
+        )
+        run_eval(run_dir, options, settings, llm=llm, embedder=embedder)
+        return load_results(run_dir)
+
+    alone = [r for c in DEFAULT_CONFIGS for r in evaluate(shared_store(), (c,))]
+    store = shared_store()
+    together = evaluate(store, DEFAULT_CONFIGS)
+
+    def outcome(r: QuestionResult) -> tuple[object, ...]:
+        verdicts = sorted(r.verdicts.values())  # chunk ids hash the run's corpus path
+        return (r.prediction, r.correct, r.rounds, verdicts, r.recall_first, r.excluded)
+
+    assert len(together) == 3 * len(DEFAULT_CONFIGS)
+    assert {(r.config, r.question_id): outcome(r) for r in together} == {
+        (r.config, r.question_id): outcome(r) for r in alone
+    }
+    with open_store(settings.model_copy(update={"store": store})) as graph:
+        rows = graph.run_text("MATCH (d:Decision) RETURN d.memory AS memory").records()
+        assert [r["memory"] for r in rows] == ["full"] * 3  # the last configuration's memory
+        assert (graph.meta() or {})["eval_config"] == "full"
+    # resuming asks nothing; another run on the same store is refused
+    llm = scripted_llm(tmp_path / "resumed.sqlite", responder)
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, store=store)
+    run_eval(run_dir, options, settings, llm=llm, embedder=embedder)
+    assert provider_of(llm).calls == 0 and len(load_results(run_dir)) == 12
+    with pytest.raises(ConfigError, match="holds the evaluation run"):
+        run_eval(tmp_path / "other", options, settings, llm=llm, embedder=embedder)

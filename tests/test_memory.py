@@ -311,8 +311,8 @@ def test_every_audit_query_runs(corpus_store: GraphStore, tmp_path: Path) -> Non
     assert {c["decision"] for c in citing} == {d.id for d in [*decisions, wrong]}
 
 
-def test_cli_feedback_prune_and_audit(tmp_path: Path) -> None:
-    decision, run = asked_on_disk(tmp_path)
+def test_cli_feedback_prune_and_audit(tmp_path: Path, store_env: dict[str, str]) -> None:
+    decision, run = asked_on_disk(tmp_path, store_env)
     marked = run("feedback", decision.id, "--gold", "Port Ellis")
     assert marked.returncode == 0, marked.stderr
     assert "correct" in marked.stdout and "token F1 1.00" in marked.stdout

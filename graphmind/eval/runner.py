@@ -4,6 +4,17 @@ A run directory holds everything: the dataset's corpus as ``corpus.json``, a bui
 FalkorDB Lite store per configuration (copies of one base build, so the memories of the
 configurations never mix), the LLM response cache, ``results.jsonl`` and the report.
 
+With ``store`` (``graphmind eval --store URI``) the run uses one store the user runs
+instead, such as a Neo4j Community server's single user database: the corpus is built
+there once and the configurations run one after another. Before each, the store is put
+back to the base build: the reasoning graph (decisions, steps, queries, query types,
+agents) is deleted, and so is what asking added to a chunk-only corpus (triplets and
+entities extracted at question time); its node and relationship counts must then equal
+the base build's, or the corpus is wiped and built again. So every configuration starts
+from the same corpus with an empty memory, as with the copies. The store must be empty
+(or hold this run) when the run starts: it is marked with the run and the configuration
+whose memory it holds, so an interrupted run resumes where it stopped.
+
 The sequential cluster protocol (ROZA): questions are grouped by query type (the same
 online k-means ``ask`` uses) and asked group by group; after each answer the gold
 answer is given as feedback, so the memory of the ``profiles`` and ``full``
@@ -35,6 +46,8 @@ from graphmind.memory.feedback import record_feedback
 from graphmind.memory.querytypes import cluster
 from graphmind.memory.session import MemoryOptions
 from graphmind.store import GraphStore, open_store
+from graphmind.store.base import DELETE_BATCH
+from graphmind.store.schema import META_ID
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
@@ -54,6 +67,9 @@ DEFAULT_CONFIGS = ("naive", "loop", "profiles", "full")
 RUN_FILE = "run.json"
 CONSISTENCY_FILE = "consistency.jsonl"
 BUILT_MARK = "built"
+BASE_FILE = "base.json"  # the base build's counts, for a run on one shared store
+REASONING = ("Decision", "Step", "Query", "QueryType", "Agent")
+ASKED = ("Triplet", "Entity", "Pending", "Community")  # grown by asking, chunk-only corpus
 
 
 @dataclass
@@ -75,10 +91,11 @@ class EvalOptions:
     consistency: int = 0  # probe questions for verdict consistency (0: skip)
     consistency_runs: int = 3
     temperature: float = 0.7
+    store: str | None = None  # one store the user runs, configurations in turn
 
     def identity(self) -> dict[str, Any]:
         """What a run directory is bound to: resuming with other values is refused."""
-        return {
+        return ({"store": self.store} if self.store else {}) | {
             "dataset": self.dataset,
             "questions": None if self.questions is None else str(self.questions),
             "limit": self.limit,
@@ -133,7 +150,8 @@ def run_eval(
 
     embedder = embedder or make_embedder(settings)
     order = _order(run, embedder.embed([q.question for q in run.dataset.questions]))
-    _build(run, embedder, progress)
+    if options.store is None:
+        _build(run, embedder, progress)
     hot_llm = llm  # the consistency runs' LLM: the given one, else uncached and warm
     llm = llm or make_llm(settings, cache_dir=run_dir)
     if llm is None:
@@ -144,26 +162,20 @@ def run_eval(
     done = {r.key for r in load_results(run_dir)}
     total = len(order) * len(options.configs)
     say(f"{len(done)} of {total} answers already in {run_dir}")
-    with ExitStack() as stack:
-        stores = {
-            c: stack.enter_context(open_store(_store_settings(run, c))) for c in options.configs
-        }
-        for position, question in enumerate(order):
-            for config in options.configs:
-                if (run.dataset.name, config, question.id) in done:
-                    continue
-                loop = AskLoop(stores[config], embedder, llm, _ask_options(options, config))
-                result = _ask(run, loop, config, position, question)
-                append_result(run_dir, result)
-                mark = "error" if result.error else ("✓" if result.correct else "✗")
-                say(
-                    f"[{position + 1}/{len(order)}] {config:8} {mark} "
-                    f"F1 {result.f1:.2f} {result.latency_ms / 1000:.1f}s "
-                    f"{result.prediction[:60]!r}"
-                )
-        checks = (
-            _consistency(run, stores, embedder, order, hot_llm) if options.consistency else None
-        )
+    checks: list[ConsistencyResult] | None = None
+    if options.store is not None:
+        checks = _run_shared(run, embedder, llm, hot_llm, order, done, progress)
+    else:
+        with ExitStack() as stack:
+            stores = {
+                c: stack.enter_context(open_store(_store_settings(run, c))) for c in options.configs
+            }
+            for position, question in enumerate(order):
+                for config in options.configs:
+                    if (run.dataset.name, config, question.id) not in done:
+                        _answer(run, stores[config], embedder, llm, config, position, order)
+            if options.consistency:
+                checks = _consistency(run, stores, embedder, order, hot_llm)
     results = [r for r in load_results(run_dir) if r.dataset == run.dataset.name]
     meta = {
         "command": _command(options),
@@ -179,10 +191,133 @@ def run_eval(
         "max rounds": options.max_rounds,
         "protocol": options.protocol,
         "extraction": options.extract,
+        "stores": "one copy of the base build per configuration"
+        if options.store is None
+        else f"{options.store}: configurations in turn, each from the base build",
         "LLM cache": "shared by the configurations: identical prompts are answered once "
         "(tokens count every request; latency of a repeated prompt is near zero)",
     }
     return write_report(run_dir, results, meta=meta, consistency=checks)
+
+
+def _answer(
+    run: _Run,
+    store: GraphStore,
+    embedder: Embedder,
+    llm: LLM,
+    config: str,
+    position: int,
+    order: Sequence[EvalQuestion],
+) -> None:
+    """Ask question ``position`` in one configuration and append its result."""
+    loop = AskLoop(store, embedder, llm, _ask_options(run.options, config))
+    result = _ask(run, loop, config, position, order[position])
+    append_result(run.run_dir, result)
+    mark = "error" if result.error else ("✓" if result.correct else "✗")
+    run.say(
+        f"[{position + 1}/{len(order)}] {config:8} {mark} "
+        f"F1 {result.f1:.2f} {result.latency_ms / 1000:.1f}s {result.prediction[:60]!r}"
+    )
+
+
+def _run_shared(
+    run: _Run,
+    embedder: Embedder,
+    llm: LLM,
+    hot_llm: LLM | None,
+    order: list[EvalQuestion],
+    done: set[tuple[str, str, str]],
+    progress: Progress | None,
+) -> list[ConsistencyResult] | None:
+    """The configurations in turn on the one store of ``options.store``, each starting
+    from the base build with an empty memory (its consistency probes right after it)."""
+    checks: list[ConsistencyResult] = []
+    settings = run.settings.model_copy(update={"store": run.options.store})
+    with open_store(settings, ensure_schema=False) as store:
+        base = _build_shared(run, store, embedder, progress)
+        for config in run.options.configs:
+            todo = [p for p, q in enumerate(order) if (run.dataset.name, config, q.id) not in done]
+            meta = store.meta() or {}
+            if todo and meta.get("eval_config") != config:
+                _reset(run, store, embedder, base, progress)
+                _mark(run, store, config)
+                run.say(f"{config}: the store is back to the base build, memory empty")
+            for position in todo:
+                _answer(run, store, embedder, llm, config, position, order)
+            if run.options.consistency:
+                checks += _consistency(run, {config: store}, embedder, order, hot_llm)
+    return checks if run.options.consistency else None
+
+
+def _run_id(run: _Run) -> str:
+    return f"{run.run_dir.resolve()}"
+
+
+def _mark(run: _Run, store: GraphStore, config: str | None) -> None:
+    store.run("eval/mark_store", {"id": META_ID, "run": _run_id(run), "config": config}, write=True)
+
+
+def _fingerprint(store: GraphStore) -> dict[str, int]:
+    return {**store.counts(), "relationships": store.relationship_count()}
+
+
+def _build_shared(
+    run: _Run, store: GraphStore, embedder: Embedder, progress: Progress | None
+) -> dict[str, int]:
+    """Build the corpus into the shared store (refusing one that holds anything else) and
+    return the base build's counts."""
+    store.ensure_schema(embedder.spec)
+    meta = store.meta() or {}
+    owner = meta.get("eval_run")
+    if owner != _run_id(run):
+        if owner is not None:
+            raise ConfigError(
+                f"store {store.location} holds the evaluation run {owner}; evaluate on an "
+                "empty database (or resume that run)"
+            )
+        held = {k: n for k, n in store.counts().items() if n and k != "GraphMindMeta"}
+        if held:
+            what = ", ".join(f"{n} {label}" for label, n in held.items())
+            raise ConfigError(
+                f"store {store.location} is not empty ({what}): "
+                "an evaluation deletes its reasoning graph between configurations, so it "
+                "needs an empty database of its own"
+            )
+        _mark(run, store, None)
+    path = run.run_dir / "stores" / BASE_FILE
+    if path.is_file():
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    _build_into(run, store, embedder, progress)
+    base = _fingerprint(store)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(base, indent=2) + "\n", encoding="utf-8")
+    return base
+
+
+def _reset(
+    run: _Run,
+    store: GraphStore,
+    embedder: Embedder,
+    base: dict[str, int],
+    progress: Progress | None,
+) -> None:
+    """Put the shared store back to the base build (bounded deletions): no reasoning graph,
+    and on a chunk-only corpus nothing that asking extracted; else build it again."""
+    labels = REASONING + (ASKED if run.options.extract == "none" else ())
+    for label in labels:
+        store.drain("store/delete_label_relationships", DELETE_BATCH, label=label)
+        store.drain("store/delete_label_batch", DELETE_BATCH, label=label)
+    if run.options.extract == "none":
+        store.drain("eval/reset_extraction", DELETE_BATCH)
+    if _fingerprint(store) == base:
+        return
+    run.say("the corpus differs from the base build: building it again")
+    store.wipe()
+    store.ensure_schema(embedder.spec)
+    _build_into(run, store, embedder, progress)
+    _mark(run, store, None)
+    if _fingerprint(store) != base:
+        raise ConfigError(f"store {store.location} no longer matches the run's base build")
 
 
 def _bind(run: _Run) -> None:
@@ -219,31 +354,38 @@ def _store_settings(run: _Run, name: str) -> Settings:
 
 def _build(run: _Run, embedder: Embedder, progress: Progress | None) -> None:
     """Build the corpus once into the base store, then copy it for each configuration."""
-    from graphmind.build.pipeline import BuildPipeline
-
     stores = run.run_dir / "stores"
     stores.mkdir(exist_ok=True)
     if not (stores / BUILT_MARK).is_file():
-        corpus = write_corpus(run.dataset, run.run_dir / "corpus.json")
-        run.say(f"building {len(run.dataset.corpus)} passages into {stores / 'base.db'}")
-        started = time.perf_counter()
-        options = BuildOptions(extract=run.options.extract, chunk_size=run.options.chunk_size)
-        llm = None
-        if options.extract == "llm":
-            from graphmind.llm import make_llm
-
-            llm = make_llm(run.settings, cache_dir=run.run_dir)
         with open_store(_store_settings(run, "base")) as store:
             store.ensure_schema(embedder.spec)
-            report = BuildPipeline(store, embedder, llm, options, progress).run([str(corpus)])
-        if report.interrupted:
-            raise ConfigError("the build was interrupted; run the same command again to resume")
-        run.say(f"built in {time.perf_counter() - started:.0f}s: {report.chunks_written} chunks")
+            _build_into(run, store, embedder, progress)
         (stores / BUILT_MARK).write_text("ok\n", encoding="utf-8")
     for config in run.options.configs:
         target = stores / f"{config}.db"
         if not target.exists():
             shutil.copyfile(stores / "base.db", target)
+
+
+def _build_into(
+    run: _Run, store: GraphStore, embedder: Embedder, progress: Progress | None
+) -> None:
+    """Build the dataset's corpus into ``store`` (resumable; LLM answers cached in the run)."""
+    from graphmind.build.pipeline import BuildPipeline
+
+    corpus = write_corpus(run.dataset, run.run_dir / "corpus.json")
+    run.say(f"building {len(run.dataset.corpus)} passages into {store.location}")
+    started = time.perf_counter()
+    options = BuildOptions(extract=run.options.extract, chunk_size=run.options.chunk_size)
+    llm = None
+    if options.extract == "llm":
+        from graphmind.llm import make_llm
+
+        llm = make_llm(run.settings, cache_dir=run.run_dir)
+    report = BuildPipeline(store, embedder, llm, options, progress).run([str(corpus)])
+    if report.interrupted:
+        raise ConfigError("the build was interrupted; run the same command again to resume")
+    run.say(f"built in {time.perf_counter() - started:.0f}s: {report.chunks_written} chunks")
 
 
 def _ask_options(options: EvalOptions, config: str) -> AskOptions:
@@ -378,4 +520,6 @@ def _command(options: EvalOptions) -> str:
     parts += ["--k", str(options.k), "--max-rounds", str(options.max_rounds)]
     if options.consistency:
         parts += ["--consistency", str(options.consistency)]
+    if options.store:
+        parts += ["--store", options.store]
     return " ".join(parts)

@@ -1,0 +1,83 @@
+"""The Neo4j driver stays quiet through a build, a re-build, communities, an ask, feedback
+and a trace: no notification is logged, and no query aggregates nulls."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from buildkit import HASH_SPEC, build, scripted_llm
+from conftest import NEO4J_SKIP, NEO4J_URI, open_neo4j
+from graphmind.communities.pipeline import build_communities
+from graphmind.embed.hashing import HashingEmbedder
+from graphmind.memory.decisions import read_decision
+from graphmind.memory.feedback import record_feedback
+from graphmind.memory.session import MemoryOptions
+from graphmind.store import neo4j as neo4j_store
+from graphmind.store.base import GraphStore
+from test_ask import DOCS, QUESTION, loop, responder
+
+pytestmark = [
+    pytest.mark.neo4j,
+    pytest.mark.skipif(not NEO4J_URI, reason=NEO4J_SKIP),
+]
+
+
+@pytest.fixture
+def neo4j() -> Iterator[GraphStore]:
+    store = open_neo4j()
+    store.wipe()
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def build_ask_and_trace(store: GraphStore, tmp_path: Path, memory: str) -> None:
+    """The everyday commands: a build with extraction and communities, a re-build after a
+    document changed, an ask (which grows the graph), feedback and the trace."""
+    corpus = tmp_path / "corpus.json"
+    docs = [{"title": t, "text": x} for t, x in DOCS.items()]
+    corpus.write_text(json.dumps(docs))
+    llm = scripted_llm(tmp_path / "cache.sqlite", responder)
+    build(store, [corpus], llm)
+    build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    docs[3]["text"] = "The city of Brask opened a cinema in 1950."
+    corpus.write_text(json.dumps(docs))
+    assert build(store, [corpus], llm).documents_changed == 1
+    decision = loop(store, tmp_path, memory=MemoryOptions(mode=memory)).ask(QUESTION)  # type: ignore[arg-type]
+    record_feedback(store, decision.id, gold="Port Ellis")
+    assert read_decision(store, decision.id) is not None
+
+
+def driver_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage()[:300] for r in caplog.records if r.name.startswith("neo4j")]
+
+
+def test_a_build_an_ask_and_a_trace_log_no_driver_warning(
+    neo4j: GraphStore, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="neo4j"):
+        build_ask_and_trace(neo4j, tmp_path, "full")
+    assert driver_warnings(caplog) == []
+
+
+def test_no_query_aggregates_nulls_even_unfiltered(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every warning the server sends, unfiltered: GraphMind's queries must not trigger
+    "null value eliminated in set function" (memory off: the evidence-profile query is
+    checked by the test above only)."""
+    monkeypatch.setattr(neo4j_store, "NOTIFICATIONS", {"notifications_min_severity": "WARNING"})
+    store = open_neo4j()
+    try:
+        store.wipe()
+        with caplog.at_level(logging.WARNING, logger="neo4j"):
+            build_ask_and_trace(store, tmp_path, "off")
+    finally:
+        store.close()
+    assert [w for w in driver_warnings(caplog) if "null value eliminated" in w] == []
