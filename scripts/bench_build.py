@@ -3,7 +3,7 @@
 Builds a corpus (default: the full 2Wiki corpus of the HippoRAG benchmark, 6,119
 passages) with a zero-latency scripted LLM (a fixed rule-based extraction per chunk),
 in two variants: a fast hashed embedder (only the pipeline and the store are timed)
-and the real sentence-transformers embedder. The same rows are then written again
+and the real (default) embedder. The same rows are then written again
 into a fresh store with plain batched ``UNWIND … MERGE`` queries (the raw limit), and
 both are compared. Prints tables; asserts nothing.
 

@@ -43,7 +43,7 @@ def test_doctor_creates_the_store_and_reports_the_same_schema_twice(tmp_path: Pa
     assert a["ok"] and b["ok"] and a["problems"] == []
     assert a["store"]["indexes"] == b["store"]["indexes"]
     assert a["store"]["meta"] == b["store"]["meta"]
-    assert a["store"]["meta"]["embedder"] == "sentence-transformers:all-MiniLM-L6-v2"
+    assert a["store"]["meta"]["embedder"] == "onnx:all-MiniLM-L6-v2"
     assert a["store"]["counts"]["GraphMindMeta"] == 1
     human = graphmind(tmp_path, "doctor")
     assert human.returncode == 0
@@ -63,9 +63,7 @@ def test_cypher_reads_with_parameters_and_refuses_writes(tmp_path: Path) -> None
     query = "MATCH (m:GraphMindMeta {id: $id}) RETURN m.dimension AS dim, m.embedder AS embedder"
     result = graphmind(tmp_path, "cypher", query, "-p", "id=graphmind", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == [
-        {"dim": 384, "embedder": "sentence-transformers:all-MiniLM-L6-v2"}
-    ]
+    assert json.loads(result.stdout) == [{"dim": 384, "embedder": "onnx:all-MiniLM-L6-v2"}]
     (tmp_path / "audit.cypher").write_text("MATCH (n) RETURN count(n) AS nodes")
     table = graphmind(tmp_path, "cypher", "audit.cypher")
     assert table.returncode == 0 and "nodes" in table.stdout and "1 row(s)" in table.stdout
