@@ -4,7 +4,7 @@ against neo4j-graphrag's ``SimpleKGPipeline``.
 Builds a corpus (default: the full 2Wiki corpus of the HippoRAG benchmark, 6,119
 passages) with a zero-latency scripted LLM (a fixed rule-based extraction per chunk,
 computed before timing), in two variants: a fast hashed embedder (only the pipeline and
-the store are timed) and the real sentence-transformers embedder. The same rows are then
+the store are timed) and the real (default) embedder. The same rows are then
 written again into a fresh store with plain batched ``UNWIND … MERGE`` queries (the raw
 limit), and both are compared. Every run is then repeated on its own result: a re-run
 should write nothing new.

@@ -63,10 +63,11 @@ def test_bad_configuration_is_one_clear_error(
 def test_embedder_specs() -> None:
     spec = parse_embedder("all-MiniLM-L6-v2")
     assert (spec.provider, spec.dimension, spec.name) == (
-        "sentence-transformers",
+        "onnx",
         384,
-        "sentence-transformers:all-MiniLM-L6-v2",
+        "onnx:all-MiniLM-L6-v2",
     )
+    assert parse_embedder("st:all-MiniLM-L6-v2").name == "sentence-transformers:all-MiniLM-L6-v2"
     assert parse_embedder("openai:text-embedding-3-small").dimension == 1536
     assert parse_embedder("st:my/custom-model", 512).dimension == 512
     with pytest.raises(ConfigError, match="GRAPHMIND_EMBEDDING_DIM"):
