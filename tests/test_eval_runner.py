@@ -173,7 +173,7 @@ def test_eval_on_one_store_keeps_the_configurations_apart(
 ) -> None:
     """Configurations in turn on one store give what each gives alone on an empty one."""
     if backend == "neo4j":
-        settings = settings.model_copy(update=neo4j_settings())
+        settings = Settings(embedder=settings.embedder, **neo4j_settings())  # validated
     embedder = HashingEmbedder(HASH_SPEC)
 
     run_dir = tmp_path / "run"  # one path for all: chunk ids hash the corpus file's path
