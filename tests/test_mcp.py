@@ -33,7 +33,7 @@ def error_text(result: Any) -> str:
 
 
 def test_mcp_server_over_stdio(tmp_path: Path) -> None:
-    decision, _cli = asked_on_disk(tmp_path)
+    decision, _cli = asked_on_disk(tmp_path, {})  # FalkorDB Lite
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("GRAPHMIND_")},
         "GRAPHMIND_STORE": f"falkordb-lite://{tmp_path / 'graph.db'}",

@@ -143,7 +143,7 @@ def colour_pixels(png: Path) -> Counter[str]:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
 def test_graphmind_show_renders_in_a_headless_browser(tmp_path: Path) -> None:
-    decision, cli = asked_on_disk(tmp_path)
+    decision, cli = asked_on_disk(tmp_path, {})  # FalkorDB Lite
     page = tmp_path / "out" / "decision.html"
     shown = cli("show", decision.id, "--output", str(page))
     assert shown.returncode == 0, shown.stderr
@@ -179,7 +179,7 @@ def test_graphmind_show_renders_in_a_headless_browser(tmp_path: Path) -> None:
 
 
 def test_show_cli_errors(tmp_path: Path) -> None:
-    decision, cli = asked_on_disk(tmp_path)
+    decision, cli = asked_on_disk(tmp_path, {})  # FalkorDB Lite
     none = cli("show")
     assert none.returncode == 2 and "give one of DECISION_ID" in none.stderr
     both = cli("show", decision.id, "--chunk", "x")
