@@ -57,8 +57,8 @@ FOREACH (t IN CASE WHEN qt IS NULL THEN [] ELSE [qt] END |
   ON CREATE SET ts.correct = 0, ts.rejected = 0
   SET ts.correct = ts.correct + delta,
       ts.rejected = ts.rejected + CASE WHEN v.verdict = 'rejected' THEN delta ELSE 0 END)
-WITH d, collect(CASE WHEN refill THEN s END) AS short
-UNWIND short AS s
+WITH d, collect({stats: s, refill: refill}) AS touched
+UNWIND [t IN touched WHERE t.refill | t.stats] AS s
 MATCH (s)<-[:HAS_STATS]-(:Chunk)<-[w:EVALUATED]-(o:Decision)
 WHERE o.outcome = 'correct' AND o.id <> d.id
 WITH s, w, o
