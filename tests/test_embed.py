@@ -204,7 +204,7 @@ def test_default_model_resolves_to_the_bundled_package(settings_env: Path) -> No
     ):
         assert resolve_model_path(name) == packaged
     embedder = make_embedder(settings())
-    assert isinstance(embedder, OnnxEmbedder) and not embedder.quantize
+    assert isinstance(embedder, OnnxEmbedder)
     assert embedder.model_path == packaged
     assert embedder.spec.name == "onnx:all-MiniLM-L6-v2"
     st = make_embedder(settings(embedder="st:all-MiniLM-L6-v2"))
