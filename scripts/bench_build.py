@@ -477,7 +477,7 @@ def main() -> int:
     parser.add_argument("--no-graphrag", action="store_true", help="skip neo4j-graphrag")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    console = Console(stderr=args.json)
+    console = Console(stderr=args.json, width=max(Console().width, 150))
     if not args.corpus.exists():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
         return 2
@@ -496,12 +496,16 @@ def main() -> int:
         except GraphMindError as exc:
             print(exc, file=sys.stderr)
             return 2
+        corpus = args.corpus
+        if args.limit is not None:  # so that the pipeline reads only these documents
+            corpus = Path(tmp) / "corpus.json"
+            corpus.write_text(json.dumps([{"title": d.title, "text": d.text} for d in docs]))
         console.print(f"store: {target.label}")
         for name, embedder in variants:
             embedder.load()
             console.print(f"{name}: pipeline …")
             pipe, captured = run_pipeline(
-                target, args.corpus, embedder, args.limit, f"pipe-{name}", args.batch_docs
+                target, corpus, embedder, None, f"pipe-{name}", args.batch_docs
             )
             console.print(f"{name}: raw UNWIND … MERGE …")
             raw = run_raw(captured, embedder.spec, target, f"raw-{name}")
