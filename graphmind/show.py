@@ -232,19 +232,10 @@ def query_type_view(store: GraphStore, type_id: str, limit: int = TYPE_DECISIONS
     for row in rows:
         if row["decision"] is None:
             continue
-        decision, query = str(row["decision"]), str(row["query"])
+        decision = str(row["decision"])
         decisions.append(decision)
         view.add_node(_decision_node(row, decision))
-        view.add_node(
-            ViewNode(
-                query,
-                "Query",
-                _short(row["query_text"]),
-                LABEL_COLOURS["Query"],
-                _clean({"id": query, "text": row["query_text"]}),
-            )
-        )
-        view.add_edge(ViewEdge(decision, query, "RETRIEVED_VIA", "RETRIEVED_VIA"))
+        query = _add_query(view, row, decision)
         view.add_edge(ViewEdge(query, root.id, "OF_TYPE", "OF_TYPE"))
     cited = store.run("show/decisions_cited", {"ids": decisions}) if decisions else []
     _add_chunks(view, store, list(dict.fromkeys(str(r["chunk"]) for r in cited)), {})
@@ -295,9 +286,8 @@ def _add_type_node(view: EvidenceView, row: Mapping[str, Any]) -> ViewNode:
     return view.nodes[ident]
 
 
-def _add_query_type(view: EvidenceView, row: Mapping[str, Any], decision_id: str) -> None:
-    if row["query"] is None:
-        return
+def _add_query(view: EvidenceView, row: Mapping[str, Any], decision_id: str) -> str:
+    """The decision's Query node and its RETRIEVED_VIA edge; returns the query's id."""
     query = str(row["query"])
     view.add_node(
         ViewNode(
@@ -309,6 +299,13 @@ def _add_query_type(view: EvidenceView, row: Mapping[str, Any], decision_id: str
         )
     )
     view.add_edge(ViewEdge(decision_id, query, "RETRIEVED_VIA", "RETRIEVED_VIA"))
+    return query
+
+
+def _add_query_type(view: EvidenceView, row: Mapping[str, Any], decision_id: str) -> None:
+    if row["query"] is None:
+        return
+    query = _add_query(view, row, decision_id)
     if row["query_type"] is not None:
         _add_type_node(view, row)
         view.add_edge(ViewEdge(query, str(row["query_type"]), "OF_TYPE", "OF_TYPE"))
