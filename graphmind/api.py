@@ -6,19 +6,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphmind.build.pipeline import BuildOptions, BuildPipeline, BuildReport, Progress
 from graphmind.communities.pipeline import CommunityOptions, CommunityStats, build_communities
 from graphmind.config import Settings, load_settings
-from graphmind.errors import ConfigError
-from graphmind.store import GraphStore, open_store
+from graphmind.core.errors import ConfigError
+from graphmind.core.progress import Progress
+from graphmind.factories import open_store
+from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, BuildReport
+from graphmind.store import GraphStore
 from graphmind.store.schema import META_ID
 
 if TYPE_CHECKING:
     from graphmind.ask.loop import AskOptions
-    from graphmind.ask.models import Decision, Round
-    from graphmind.build.documents import DeleteReport, DocumentDetail, DocumentInfo
+    from graphmind.core.decision import Decision, Round
     from graphmind.embed import Embedder
     from graphmind.eval.runner import EvalOptions
+    from graphmind.ingest.documents import DeleteReport, DocumentDetail, DocumentInfo
     from graphmind.llm import LLM
     from graphmind.memory.decisions import DecisionTrace
     from graphmind.memory.feedback import FeedbackResult
@@ -38,8 +40,7 @@ def build(
     """Build documents at ``paths`` into the configured store (incremental, resumable);
     when entities changed, recompute the community layer; ``layers=["episodic"]`` adds
     sliding-window episode summaries (for long narratives)."""
-    from graphmind.embed import make_embedder
-    from graphmind.llm import make_llm
+    from graphmind.factories import make_embedder, make_llm
 
     config = settings or load_settings()
     opts = options or BuildOptions()
@@ -71,7 +72,7 @@ def documents(
     match: str | None = None, *, limit: int = 1000, settings: Settings | None = None
 ) -> list[DocumentInfo]:
     """The documents in the store (by source); ``match`` filters on title or source."""
-    from graphmind.build.documents import list_documents
+    from graphmind.ingest.documents import list_documents
 
     with open_store(settings or load_settings(), shared=True) as store:
         return list_documents(store, match=match, limit=limit)
@@ -80,7 +81,7 @@ def documents(
 def document(ref: str, settings: Settings | None = None) -> DocumentDetail:
     """One document (by id, title, source or file path) with its chunks and what hangs
     on them: triplets, entities, communities, episodes, decisions."""
-    from graphmind.build.documents import show_document
+    from graphmind.ingest.documents import show_document
 
     with open_store(settings or load_settings(), shared=True) as store:
         return show_document(store, ref)
@@ -96,7 +97,7 @@ def delete_documents(
     """Delete documents with their chunks, the triplets and entities only they held, and
     the communities and episodes derived from them; decisions that used them keep their
     record with a ``removed_evidence`` note. ``dry_run`` only counts."""
-    from graphmind.build.documents import delete_documents as delete
+    from graphmind.ingest.documents import delete_documents as delete
 
     with open_store(settings or load_settings()) as store:
         return delete(store, list(refs), dry_run=dry_run, allow_many=allow_many)
@@ -110,8 +111,7 @@ def ask(
 ) -> Decision:
     """Answer ``question`` from the configured store; the decision is written to it."""
     from graphmind.ask.loop import AskLoop
-    from graphmind.embed import make_embedder
-    from graphmind.llm import make_llm
+    from graphmind.factories import make_embedder, make_llm
 
     if not question.strip():
         raise ConfigError("the question is empty")
@@ -185,8 +185,7 @@ def communities(
     summarize: bool = True,
 ) -> CommunityStats:
     """Recompute communities, their summaries and PageRank now."""
-    from graphmind.embed import make_embedder
-    from graphmind.llm import make_llm
+    from graphmind.factories import make_embedder, make_llm
 
     opts = options or CommunityOptions()
     opts.check()

@@ -16,10 +16,11 @@ from graphmind import __version__
 from graphmind.ask.loop import AskOptions
 from graphmind.cli_progress import make_console
 from graphmind.config import Settings, load_settings
+from graphmind.core.errors import GraphMindError, QueryFailedError
 from graphmind.doctor import DoctorReport, run_doctor
-from graphmind.errors import GraphMindError, QueryFailedError
 from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS
-from graphmind.store import QueryResult, open_store
+from graphmind.factories import open_store
+from graphmind.store import QueryResult
 from graphmind.store.registry import default_root
 
 out = make_console()
@@ -224,10 +225,10 @@ def build(
     --strict, when anything was not), 130 when interrupted.
     """
     from graphmind import api
-    from graphmind.build.loaders import LoadOptions
-    from graphmind.build.pipeline import BuildOptions
     from graphmind.cli_progress import make_progress, print_build_report
     from graphmind.communities.pipeline import CommunityOptions
+    from graphmind.ingest.loaders import LoadOptions
+    from graphmind.ingest.pipeline import BuildOptions
 
     if chunk_size is not None and chunk_overlap >= chunk_size:
         raise click.BadParameter(
@@ -278,8 +279,8 @@ def build(
 
 
 def _encoding(value: str | None) -> str | None:
-    from graphmind.build.loaders import check_encoding
-    from graphmind.errors import ConfigError
+    from graphmind.core.errors import ConfigError
+    from graphmind.ingest.loaders import check_encoding
 
     if value is None:
         return None

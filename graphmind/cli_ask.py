@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from graphmind.ask.models import Decision, Round
+from graphmind.core.decision import Decision, Round
 from graphmind.memory.decisions import shorten
 
 GRADE_STYLE = {"EXACT": "green", "INFERRABLE": "cyan", "PARTIAL": "yellow", "NONE": "red"}

@@ -17,8 +17,8 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from graphmind.core.errors import ConfigError
 from graphmind.embed.spec import EmbedderSpec, parse_embedder
-from graphmind.errors import ConfigError
 
 DEFAULT_STORE = "falkordb-lite://./.graphmind/graph.db"
 FALKORDB_SCHEME = "falkordb-lite://"
@@ -110,6 +110,11 @@ class Settings(BaseSettings):
     def embedder_spec(self) -> EmbedderSpec:
         """The configured embedder as recorded in the store."""
         return parse_embedder(self.embedder, self.embedding_dim)
+
+    @property
+    def model_path(self) -> Path:
+        """The directory holding fetched GGUF files (``model_dir``, ``~`` expanded)."""
+        return Path(self.model_dir).expanduser()
 
     def state_dir(self) -> Path:
         """Where GraphMind keeps local state (LLM cache): beside an embedded store,

@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphmind.config import Settings
-from graphmind.errors import GraphMindError
-from graphmind.llm import NONE_HINT, choose_llm, describe_llm
-from graphmind.store import StoreInfo, open_store
+from graphmind.core.errors import GraphMindError
+from graphmind.factories import NONE_HINT, choose_llm, describe_llm, open_store
+from graphmind.store import StoreInfo
 
 
 @dataclass
@@ -73,7 +73,7 @@ def run_doctor(settings: Settings) -> DoctorReport:
 
 def _embedder_problems(settings: Settings) -> list[str]:
     """Whether the embedder can be set up (its model found; not loaded)."""
-    from graphmind.embed import make_embedder
+    from graphmind.factories import make_embedder
 
     try:
         make_embedder(settings)

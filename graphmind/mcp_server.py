@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmind import __version__
 from graphmind.config import Settings, load_settings
-from graphmind.errors import ConfigError, GraphMindError
+from graphmind.core.errors import ConfigError, GraphMindError
 from graphmind.store.registry import default_root
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class GraphMindTools:
 
     def embedder(self, settings: Settings) -> Embedder:
         """The configured embedder, loaded on first use."""
-        from graphmind.embed import make_embedder
+        from graphmind.factories import make_embedder
 
         with self._lock:
             if self._embedder is None or self._embedder.spec != settings.embedder_spec():
@@ -90,7 +90,7 @@ class GraphMindTools:
     def search(self, query: str, k: int = 10) -> dict[str, Any]:
         """Retrieval only: the fused ranking of passages for ``query``, with their sources."""
         from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
-        from graphmind.store import open_store
+        from graphmind.factories import open_store
 
         text = query.strip()
         if not text:
@@ -180,7 +180,7 @@ class GraphMindTools:
 
     def audit(self, name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Rows of a bundled audit query, run read-only."""
-        from graphmind.store import open_store
+        from graphmind.factories import open_store
 
         key = name.strip().removeprefix("audit/")
         known = audit_queries()

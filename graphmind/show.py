@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 from graphmind.store.base import GraphStore
 
 ViewKind = Literal["decision", "chunk", "query-type"]

@@ -44,20 +44,20 @@ import psutil
 from rich.console import Console
 from rich.table import Table
 
-from graphmind.build.chunking import chunk_text
-from graphmind.build.loaders import load_paths
-from graphmind.build.pipeline import BuildOptions, BuildPipeline
 from graphmind.config import Settings, load_settings, parse_store_uri
-from graphmind.embed import Embedder, make_embedder
+from graphmind.core.errors import GraphMindError
+from graphmind.embed import Embedder
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import EmbedderSpec, parse_embedder
-from graphmind.errors import GraphMindError
 from graphmind.extract.extractor import ChunkText, messages_for
 from graphmind.extract.heuristic import heuristic_response
+from graphmind.factories import make_embedder, open_store
+from graphmind.ingest.chunking import chunk_text
+from graphmind.ingest.loaders import load_paths
+from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import Responder, ScriptedProvider
-from graphmind.store import open_store
 from graphmind.store.base import DELETE_BATCH, GraphStore
 from graphmind.store.falkordb import FalkorDBLiteStore
 

@@ -22,13 +22,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from graphmind.build.pipeline import BuildOptions, BuildPipeline
 from graphmind.communities.algorithms import hierarchical_leiden, modularity
 from graphmind.communities.centrality import personalized_pagerank_ranking
 from graphmind.communities.pipeline import CommunityOptions, build_communities
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import parse_embedder
 from graphmind.extract.heuristic import heuristic_response
+from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from graphmind.store.falkordb import FalkorDBLiteStore

@@ -35,11 +35,12 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from graphmind.build.pipeline import BuildOptions, BuildPipeline  # noqa: E402
 from graphmind.config import load_settings  # noqa: E402
-from graphmind.embed import Embedder, make_embedder, parse_embedder  # noqa: E402
+from graphmind.embed import Embedder, parse_embedder  # noqa: E402
 from graphmind.eval.datasets import EvalDataset, load_dataset, write_corpus  # noqa: E402
 from graphmind.eval.metrics import recall_at_k  # noqa: E402
+from graphmind.factories import make_embedder  # noqa: E402
+from graphmind.ingest.pipeline import BuildOptions, BuildPipeline  # noqa: E402
 from graphmind.store.falkordb import FalkorDBLiteStore  # noqa: E402
 
 DEFAULT_EMBEDDERS = ("st:all-MiniLM-L6-v2", "onnx:all-MiniLM-L6-v2")

@@ -50,8 +50,8 @@ import psutil
 from rich.console import Console
 from rich.table import Table
 
-from graphmind.ask.models import Candidate, Decision, Judgement, Retrieval, Round, Sufficiency
-from graphmind.ask.models import Verdict as JudgeVerdict
+from graphmind.core.decision import Candidate, Decision, Judgement, Retrieval, Round, Sufficiency
+from graphmind.core.decision import Verdict as JudgeVerdict
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.memory.decisions import write_decision
 from graphmind.memory.feedback import record_feedback

@@ -9,7 +9,7 @@ scripts/setup.sh local
 .venv/bin/python scripts/fetch_model.py --model qwen2.5-coder-1.5b
 export GRAPHMIND_STORE=${GRAPHMIND_STORE:-falkordb-lite://./.graphmind/graph.db}
 export GRAPHMIND_LLM_MODEL=${GRAPHMIND_LLM_MODEL:-qwen2.5-coder-1.5b}
-.venv/bin/python -m graphmind.llm.smoke   # a crash of llama.cpp is reported, not suffered
+.venv/bin/python -m graphmind.smoke   # a crash of llama.cpp is reported, not suffered
 .venv/bin/graphmind build graphmind/samples/physicists --chunk-size 256
 .venv/bin/graphmind cypher "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.name AS subject, r.predicate AS predicate, b.name AS object ORDER BY subject LIMIT 15"
 .venv/bin/graphmind ask "Who did Lise Meitner work with in Berlin?" --trace

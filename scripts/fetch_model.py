@@ -19,12 +19,11 @@ except ImportError:  # run from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from graphmind.config import load_settings
-from graphmind.errors import GraphMindError
+from graphmind.core.errors import GraphMindError
 from graphmind.llm.models import (
     DEFAULT_OFFLINE_MODEL,
     OFFLINE_MODELS,
     fetch_offline_model,
-    model_dir,
 )
 
 
@@ -39,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     model = OFFLINE_MODELS[args.model]
     started = time.monotonic()
     try:
-        dest = args.dir.expanduser() if args.dir else model_dir(load_settings())
+        dest = args.dir.expanduser() if args.dir else load_settings().model_path
         print(f"{model.name}: {model.description}", flush=True)
         path = fetch_offline_model(model, dest, log=lambda line: print(line, flush=True))
     except (GraphMindError, OSError) as exc:

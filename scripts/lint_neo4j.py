@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from graphmind.errors import GraphMindError
+from graphmind.core.errors import GraphMindError
 from graphmind.store.registry import QueryRegistry, default_root
 
 SCRIPTS = Path(__file__).resolve().parent

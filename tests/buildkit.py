@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from graphmind.build.pipeline import BuildOptions, BuildPipeline, BuildReport
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.extract.heuristic import heuristic_response
+from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, BuildReport
 from graphmind.llm.base import Message
 from graphmind.llm.cache import ResponseCache
 from graphmind.llm.client import LLM

@@ -15,10 +15,10 @@ import pytest
 from buildkit import HASH_SPEC, build, provider_of, scripted_llm
 from conftest import StoreFactory
 from graphmind.ask.loop import ABSTAIN_ANSWER, AskLoop, AskOptions
-from graphmind.ask.models import Decision
 from graphmind.ask.retrieve import RetrieveOptions
+from graphmind.core.decision import Decision
+from graphmind.core.errors import LLMError
 from graphmind.embed.hashing import HashingEmbedder
-from graphmind.errors import LLMError
 from graphmind.extract.heuristic import heuristic_response
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM

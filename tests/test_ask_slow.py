@@ -15,10 +15,10 @@ import pytest
 from conftest import store_settings
 from graphmind import api
 from graphmind.ask.loop import AskOptions
-from graphmind.build.pipeline import BuildOptions
 from graphmind.config import load_settings
+from graphmind.factories import open_store
+from graphmind.ingest.pipeline import BuildOptions
 from graphmind.llm.models import offline_model_path
-from graphmind.store import open_store
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "graphmind" / "samples" / "physi
 
 def test_real_model_answers_with_a_citation(tmp_path: Path, store_env: dict[str, str]) -> None:
     settings = load_settings(**store_settings(tmp_path, store_env), llm_model=MODEL)
-    if not offline_model_path(settings, MODEL).is_file():
+    if not offline_model_path(settings.model_path, MODEL).is_file():
         if os.environ.get("CI"):
             pytest.fail("the 1.5B offline model is missing: scripts/test.sh fetches it")
         pytest.skip(f"offline model not fetched: run scripts/fetch_model.py --model {MODEL}")

@@ -17,8 +17,8 @@ import pytest
 
 from buildkit import CORPUS, build, minimal_pdf, scripted_llm
 from conftest import NEO4J_URI, StoreFactory, open_neo4j
-from graphmind.build.chunking import MAX_WORD
-from graphmind.errors import QueryFailedError
+from graphmind.core.errors import QueryFailedError
+from graphmind.ingest.chunking import MAX_WORD
 from graphmind.store.base import GraphStore
 from test_cli import graphmind
 
@@ -230,7 +230,7 @@ def _corpus(root: Path, n: int) -> Path:
 
 def test_ctrl_c_summary_counts_what_was_written(open_store: StoreFactory, tmp_path: Path) -> None:
     from buildkit import HASH_SPEC
-    from graphmind.build.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
 
     corpus = _corpus(tmp_path / "corpus", 10)
     store = open_store()
@@ -292,8 +292,8 @@ def test_a_build_counts_documents_another_build_wrote_first(
 @pytest.mark.skipif(not NEO4J_URI, reason="needs GRAPHMIND_TEST_NEO4J_URI")
 def test_two_builders_on_neo4j_report_what_each_wrote(tmp_path: Path) -> None:
     from buildkit import HASH_SPEC
-    from graphmind.build.pipeline import BuildOptions, BuildPipeline
     from graphmind.embed.hashing import HashingEmbedder
+    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
 
     corpus = _corpus(tmp_path / "corpus", 40)
     first = open_neo4j()
@@ -349,7 +349,7 @@ def test_the_default_chunk_size_fits_the_embedder_without_a_warning(
     open_store: StoreFactory, tmp_path: Path
 ) -> None:
     from buildkit import HASH_SPEC
-    from graphmind.build.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -29,7 +29,8 @@ CHILD = textwrap.dedent(
     import sys, time
     sys.path.insert(0, sys.argv[3])
     from buildkit import HASH_SPEC, scripted_llm
-    from graphmind.build.pipeline import BuildOptions, BuildPipeline, NoProgress
+    from graphmind.core.progress import NoProgress
+    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
     from graphmind.embed.hashing import HashingEmbedder
     from graphmind.extract.heuristic import heuristic_response
     from conftest import open_falkordb, open_neo4j

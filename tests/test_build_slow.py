@@ -11,8 +11,8 @@ import pytest
 
 from conftest import store_settings
 from graphmind import api
-from graphmind.build.pipeline import BuildOptions
 from graphmind.config import load_settings
+from graphmind.ingest.pipeline import BuildOptions
 from graphmind.llm.models import default_gguf_path
 
 pytestmark = pytest.mark.slow
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 def test_real_model_builds_a_few_paragraphs(tmp_path: Path, store_env: dict[str, str]) -> None:
     settings = load_settings(**store_settings(tmp_path, store_env))
-    if default_gguf_path(settings) is None:
+    if default_gguf_path(settings.model_path) is None:
         if os.environ.get("CI"):
             pytest.fail("the offline model is missing: scripts/test.sh fetches it")
         pytest.skip("offline model not fetched: run scripts/fetch_model.py")
@@ -42,7 +42,7 @@ def test_real_model_builds_a_few_paragraphs(tmp_path: Path, store_env: dict[str,
     assert report.documents_new == 2 and report.chunks_written == 2
     assert report.chunks_failed == 0
     assert report.llm["tasks"]["extract"]["calls"] == 2
-    from graphmind.store import open_store
+    from graphmind.factories import open_store
 
     with open_store(settings) as store:
         names = {
@@ -56,6 +56,6 @@ def test_real_model_builds_a_few_paragraphs(tmp_path: Path, store_env: dict[str,
 
 
 def _embed(settings: object, text: str) -> list[float]:
-    from graphmind.embed import make_embedder
+    from graphmind.factories import make_embedder
 
     return make_embedder(settings).embed([text])[0]  # type: ignore[arg-type]

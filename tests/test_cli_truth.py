@@ -207,7 +207,7 @@ def test_an_unset_neo4j_password_is_named(tmp_path: Path) -> None:
 
 
 def test_eval_json_prints_the_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphmind import llm as llm_module
+    from graphmind import factories as llm_module
     from graphmind.cli import main
     from test_eval_runner import FIXTURES, responder
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from graphmind.config import load_settings, parse_store_uri
+from graphmind.core.errors import ConfigError
 from graphmind.embed.spec import parse_embedder
-from graphmind.errors import ConfigError
 
 
 def test_store_uri_decides_the_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

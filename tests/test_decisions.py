@@ -11,7 +11,7 @@ from rich.console import Console
 
 from buildkit import CORPUS, build, dump
 from conftest import StoreFactory
-from graphmind.ask.models import (
+from graphmind.core.decision import (
     Candidate,
     Citation,
     Decision,
@@ -21,8 +21,8 @@ from graphmind.ask.models import (
     Sufficiency,
     Verdict,
 )
-from graphmind.build.loaders import digest
-from graphmind.errors import QueryFailedError, QueryParameterError
+from graphmind.core.errors import QueryFailedError, QueryParameterError
+from graphmind.core.ids import digest
 from graphmind.memory import list_decisions, read_decision, write_decision
 from graphmind.memory.decisions import SNIPPET_CHARS, agent_id, shorten, step_id
 from graphmind.memory.render import print_trace, render_trace, trace_as_dict

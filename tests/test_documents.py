@@ -12,16 +12,16 @@ import pytest
 
 from buildkit import CORPUS, HASH_SPEC, build, dump, entity_names, scripted_llm
 from conftest import FIRST_SEEN, StoreFactory
-from graphmind.build.documents import (
+from graphmind.communities.episodes import build_episodes
+from graphmind.communities.pipeline import build_communities
+from graphmind.core.errors import ConfigError
+from graphmind.embed.hashing import HashingEmbedder
+from graphmind.ingest.documents import (
     delete_documents,
     find_documents,
     list_documents,
     show_document,
 )
-from graphmind.communities.episodes import build_episodes
-from graphmind.communities.pipeline import build_communities
-from graphmind.embed.hashing import HashingEmbedder
-from graphmind.errors import ConfigError
 from graphmind.store.base import GraphStore
 from graphmind.store.schema import META_ID
 from test_cli import graphmind

@@ -19,20 +19,15 @@ from typing import Any
 import pytest
 
 from graphmind.config import Settings, load_settings
-from graphmind.embed import (
-    Embedder,
-    EmbedderSpec,
-    EmbeddingError,
-    make_embedder,
-    parse_embedder,
-)
+from graphmind.core.errors import ConfigError
+from graphmind.embed import Embedder, EmbedderSpec, EmbeddingError, parse_embedder
 from graphmind.embed.hashing import HashingEmbedder, hash_vector
 from graphmind.embed.local_models import PACKAGED_MODELS, packaged_model_path, resolve_model_path
 from graphmind.embed.onnx_provider import OnnxEmbedder
 from graphmind.embed.openai_provider import OpenAIEmbedder
 from graphmind.embed.sentence_transformers_provider import SentenceTransformerEmbedder
 from graphmind.embed.spec import PROVIDERS, local_model_dimension
-from graphmind.errors import ConfigError
+from graphmind.factories import make_embedder
 
 REPO = Path(__file__).resolve().parent.parent
 CAT = "A cat sits on the mat."
@@ -93,7 +88,8 @@ def test_importing_graphmind_embed_loads_no_model_library(tmp_path: Path) -> Non
         """
         import json, sys
         import graphmind.embed
-        from graphmind.embed import make_embedder, Embedder
+        from graphmind.embed import Embedder
+        from graphmind.factories import make_embedder
         mods = ("torch", "sentence_transformers", "transformers", "openai", "numpy",
                 "onnxruntime", "onnx", "tokenizers")
         print(json.dumps([m for m in mods if m in sys.modules]))
@@ -276,8 +272,8 @@ socket.create_connection = refuse
 socket.getaddrinfo = refuse
 
 from graphmind.config import load_settings
-from graphmind.embed import make_embedder
-from graphmind.errors import ConfigError
+from graphmind.factories import make_embedder
+from graphmind.core.errors import ConfigError
 
 embedder = make_embedder(load_settings(embed_batch_size=2))
 embedder.load()

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from graphmind.core.errors import ConfigError, EmbedderMismatchError
 from graphmind.embed import parse_embedder
 from graphmind.embed.bert_onnx import BertConfig
 from graphmind.embed.local_models import packaged_model_path
 from graphmind.embed.onnx_provider import OnnxEmbedder, read_pooling
 from graphmind.embed.spec import EmbedderSpec, same_vectors
-from graphmind.errors import ConfigError, EmbedderMismatchError
 from graphmind.store.base import GraphStore
 
 REPO = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ def test_the_default_embedder_runs_without_torch(tmp_path: Path) -> None:
     code = (
         "import json, sys\n"
         "from graphmind.config import load_settings\n"
-        "from graphmind.embed import make_embedder\n"
+        "from graphmind.factories import make_embedder\n"
         "e = make_embedder(load_settings())\n"
         "v = e.embed(['A cat sits on the mat.'])[0]\n"
         "print(json.dumps([e.spec.name, len(v), 'torch' in sys.modules,"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 from graphmind.eval.datasets import (
     DATA_ENV,
     CorpusDoc,

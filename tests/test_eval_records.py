@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 from graphmind.eval.records import (
     RESULTS_FILE,
     QuestionResult,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_eval_records import make_result
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 from graphmind.eval.metrics import consistency
 from graphmind.eval.records import QuestionResult, append_result
 from graphmind.eval.report import compare_runs, write_report

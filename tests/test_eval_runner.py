@@ -13,15 +13,15 @@ import pytest
 from buildkit import HASH_SPEC, provider_of, scripted_llm
 from conftest import neo4j_settings, open_neo4j
 from graphmind.config import Settings
+from graphmind.core.errors import ConfigError
 from graphmind.embed.hashing import HashingEmbedder
-from graphmind.errors import ConfigError
 from graphmind.eval.datasets import load_dataset
 from graphmind.eval.records import QuestionResult, load_results
 from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, run_eval
+from graphmind.factories import open_store
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
-from graphmind.store import open_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 ANSWERS = {q.question: q.answers[0] for q in load_dataset("musique", FIXTURES).questions}

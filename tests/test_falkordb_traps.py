@@ -15,14 +15,14 @@ import psutil
 import pytest
 
 from conftest import EMBEDDER, chunk_rows_for_child, open_falkordb
-from graphmind.errors import StoreInUseError
+from graphmind.core.errors import StoreInUseError
 from graphmind.store import falkordb
 from graphmind.store.falkordb import SERVER_CONFIG
 
 OPEN_AND_REPORT = textwrap.dedent(
     """
     import sys
-    from graphmind.errors import GraphMindError
+    from graphmind.core.errors import GraphMindError
     from graphmind.store.falkordb import FalkorDBLiteStore
     try:
         store = FalkorDBLiteStore(sys.argv[1], lock_wait=float(sys.argv[2]))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from graphmind.errors import LLMError, LLMOutputError
+from graphmind.core.errors import LLMError, LLMOutputError
 from graphmind.llm import (
     LLM,
     Completion,

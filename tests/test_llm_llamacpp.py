@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from graphmind.config import load_settings
-from graphmind.errors import LLMOutputError
+from graphmind.core.errors import LLMOutputError
 from graphmind.llm import LLM, ResponseCache, default_gguf_path
 from graphmind.llm.llamacpp_provider import LlamaCppProvider
 
@@ -36,7 +36,7 @@ MESSAGES = [
 def test_the_default_offline_model_extracts_entities(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     settings = load_settings()
-    path = default_gguf_path(settings)
+    path = default_gguf_path(settings.model_path)
     if path is None:
         pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
     provider = LlamaCppProvider(path, n_ctx=2048)

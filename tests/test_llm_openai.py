@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from graphmind.errors import LLMError, LLMOutputError
+from graphmind.core.errors import LLMError, LLMOutputError
 from graphmind.llm import LLM, LLMRequestError
 from graphmind.llm.openai_provider import OpenAIProvider, retry_after
 

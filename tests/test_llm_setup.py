@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from graphmind.config import Settings, load_settings
-from graphmind.errors import ConfigError, LLMError
-from graphmind.llm import DEFAULT_OFFLINE_MODEL, OFFLINE_MODELS, describe_llm, make_llm
+from graphmind.core.errors import ConfigError, LLMError
+from graphmind.factories import describe_llm, make_llm
+from graphmind.llm import DEFAULT_OFFLINE_MODEL, OFFLINE_MODELS
 from graphmind.llm.llamacpp_provider import LlamaCppProvider, llama_cpp_available
 from graphmind.llm.models import OfflineModel, default_gguf_path, fetch_offline_model
 from graphmind.llm.openai_provider import OpenAIProvider
@@ -50,7 +51,7 @@ def test_no_model_configured_or_fetched_means_none(
 ) -> None:
     assert make_llm(settings(), cache_dir=tmp_path) is None
     assert describe_llm(settings()).startswith("none: run scripts/fetch_model.py")
-    assert default_gguf_path(settings()) is None
+    assert default_gguf_path(settings().model_path) is None
 
 
 def test_the_fetched_default_model_is_used_when_nothing_is_set(

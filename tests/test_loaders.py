@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from buildkit import minimal_pdf
-from graphmind.build.chunking import chunk_text, count_tokens, split_sentences
-from graphmind.build.loaders import LoadOptions, html_to_text, load_paths
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
+from graphmind.core.text import split_sentences
+from graphmind.ingest.chunking import chunk_text, count_tokens
+from graphmind.ingest.loaders import LoadOptions, html_to_text, load_paths
 
 
 def test_every_format_loads(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ import pytest
 
 from buildkit import HASH_SPEC
 from graphmind.ask.loop import AskLoop
-from graphmind.ask.models import Decision
+from graphmind.core.decision import Decision
+from graphmind.core.errors import ConfigError
 from graphmind.embed.hashing import HashingEmbedder
-from graphmind.errors import ConfigError
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import EMBEDDER
-from graphmind.ask.models import (
+from graphmind.core.decision import (
     Candidate,
     Decision,
     Judgement,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmind.errors import QueryNotFoundError, QueryParameterError
+from graphmind.core.errors import QueryNotFoundError, QueryParameterError
 from graphmind.store.registry import QueryRegistry, check_parameters, default_root, parameters
 
 

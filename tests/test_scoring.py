@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmind.scoring import (
+from graphmind.core.scoring import (
     best_exact_match,
     best_token_f1,
     exact_match,

@@ -14,7 +14,7 @@ import pytest
 from buildkit import scripted_llm
 from conftest import open_falkordb
 from graphmind.config import Settings
-from graphmind.errors import StoreInUseError
+from graphmind.core.errors import StoreInUseError
 from graphmind.store.falkordb import FalkorDBLiteStore
 from test_cli import graphmind
 from test_eval_runner import responder
@@ -27,7 +27,8 @@ CHILD = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, sys.argv[3])
     from buildkit import HASH_SPEC
-    from graphmind.build.pipeline import BuildOptions, BuildPipeline, NoProgress
+    from graphmind.core.progress import NoProgress
+    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
     from graphmind.embed.hashing import HashingEmbedder
     from graphmind.store.falkordb import FalkorDBLiteStore
 
@@ -89,7 +90,7 @@ def test_ask_and_doctor_work_while_a_build_runs(
         assert f"in use by PID {child.pid}" in human.stdout
 
         from graphmind import api
-        from graphmind import llm as llm_module
+        from graphmind import factories as llm_module
 
         llm = scripted_llm(tmp_path / "llm.sqlite", responder)
         monkeypatch.setattr(llm_module, "make_llm", lambda *_a, **_k: llm)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import StoreFactory
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 from graphmind.memory.decisions import read_decision
 from graphmind.show import (
     LABEL_COLOURS,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from conftest import EMBEDDER, StoreFactory
+from graphmind.core.errors import EmbedderMismatchError, QueryFailedError, QueryParameterError
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import EmbedderMismatchError, QueryFailedError, QueryParameterError
 from graphmind.store.base import GraphStore
 
 DIM = EMBEDDER.dimension

@@ -23,19 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from graphmind.ask.models import (
-    Answer,
-    Candidate,
-    Check,
-    Citation,
-    Decision,
-    JudgedAnswer,
-    Judgement,
-    Retrieval,
-    Round,
-    Sufficiency,
-    Verdict,
-)
+from graphmind.ask.models import Answer, Check, JudgedAnswer
 from graphmind.ask.prompts import (
     answer_messages,
     check_messages,
@@ -43,11 +31,21 @@ from graphmind.ask.prompts import (
     prompt_version,
 )
 from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
+from graphmind.core.decision import (
+    Candidate,
+    Citation,
+    Decision,
+    Judgement,
+    Retrieval,
+    Round,
+    Sufficiency,
+    Verdict,
+)
+from graphmind.core.scoring import normalize_answer
 from graphmind.extract.extractor import ChunkText, extract_chunks
 from graphmind.extract.writer import write_extractions
 from graphmind.memory.decisions import write_decision
 from graphmind.memory.session import MemoryOptions, MemorySession
-from graphmind.scoring import normalize_answer
 from graphmind.store.base import GraphStore
 
 if TYPE_CHECKING:

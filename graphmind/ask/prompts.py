@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from graphmind.ask.models import Answer, Candidate
+from graphmind.ask.models import Answer
+from graphmind.core.decision import Candidate
 from graphmind.llm.base import schema_instruction, with_instruction
 from graphmind.llm.client import output_schema
 

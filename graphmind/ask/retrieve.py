@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphmind.ask.models import Candidate
 from graphmind.communities.centrality import personalized_pagerank_ranking
+from graphmind.core.decision import Candidate
 from graphmind.memory.planner import ALL_LAYERS
 from graphmind.store.base import GraphStore
 

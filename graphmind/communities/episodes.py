@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from graphmind.build.chunking import sentence_spans
-from graphmind.build.loaders import digest
+from graphmind.core.ids import digest
+from graphmind.core.text import sentence_spans
 from graphmind.store.base import DELETE_BATCH, GraphStore, iter_batches
 
 if TYPE_CHECKING:
-    from graphmind.build.pipeline import Progress
+    from graphmind.core.progress import Progress
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
 

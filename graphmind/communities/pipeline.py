@@ -12,8 +12,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphmind.build.loaders import digest
-from graphmind.build.pipeline import Progress, counter
 from graphmind.communities.algorithms import Community, hierarchical_leiden, modularity
 from graphmind.communities.centrality import (
     GDS_GRAPH,
@@ -23,7 +21,9 @@ from graphmind.communities.centrality import (
 )
 from graphmind.communities.episodes import cap
 from graphmind.communities.report import CommunityReport, embedding_text, messages_for
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
+from graphmind.core.ids import digest
+from graphmind.core.progress import Progress, counter
 from graphmind.store.base import DELETE_BATCH, GraphStore, Projection, iter_batches
 
 if TYPE_CHECKING:

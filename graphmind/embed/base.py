@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from graphmind.core.errors import ConfigError, GraphMindError
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import ConfigError, GraphMindError
 
 
 class EmbeddingError(GraphMindError):

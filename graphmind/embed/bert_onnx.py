@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 
 if TYPE_CHECKING:
     import numpy as np

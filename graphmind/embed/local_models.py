@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 
 # Model names (lower case, without the ``sentence-transformers/`` prefix) shipped as
 # Python packages: name -> (import name, what to install). The package lists

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphmind.core.errors import ConfigError
 from graphmind.embed.base import BatchedEmbedder, EmbeddingError, dimension_mismatch
 from graphmind.embed.local_models import resolve_model_path
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import ConfigError
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession

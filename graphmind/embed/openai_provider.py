@@ -22,9 +22,9 @@ from openai import (
     PermissionDeniedError,
 )
 
+from graphmind.core.errors import ConfigError
 from graphmind.embed.base import BatchedEmbedder, EmbeddingError
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import ConfigError
 
 # Sent when no key is configured: local servers ignore it, OpenAI answers 401.
 DUMMY_API_KEY = "graphmind-no-key"

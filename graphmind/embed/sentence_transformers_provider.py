@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from graphmind.core.errors import ConfigError
 from graphmind.embed.base import BatchedEmbedder, EmbeddingError, dimension_mismatch
 from graphmind.embed.local_models import offline, resolve_model_path
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import ConfigError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

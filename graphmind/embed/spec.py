@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 
 # Dimensions of common models, so opening a store needs no model download.
 KNOWN_DIMENSIONS: dict[str, int] = {

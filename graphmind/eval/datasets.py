@@ -24,8 +24,8 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from graphmind.errors import ConfigError
-from graphmind.scoring import normalize_answer
+from graphmind.core.errors import ConfigError
+from graphmind.core.scoring import normalize_answer
 
 DATA_ENV = "GRAPHMIND_EVAL_DATA"
 DATASETS = ("musique", "hotpotqa", "2wiki", "locomo")

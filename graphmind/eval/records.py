@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from graphmind.errors import ConfigError
-from graphmind.scoring import best_exact_match, best_token_f1, is_correct
+from graphmind.core.errors import ConfigError
+from graphmind.core.scoring import best_exact_match, best_token_f1, is_correct
 
 RESULTS_FILE = "results.jsonl"
 

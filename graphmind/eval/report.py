@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
+from graphmind.core.scoring import CORRECT_F1
 from graphmind.eval.metrics import (
     COVERAGE_BINS,
     ConfigSummary,
@@ -26,7 +27,6 @@ from graphmind.eval.metrics import (
     summarize,
 )
 from graphmind.eval.records import RESULTS_FILE, QuestionResult, load_results
-from graphmind.scoring import CORRECT_F1
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -33,19 +33,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from graphmind.ask.loop import AskLoop, AskOptions
-from graphmind.ask.models import Candidate, Decision
-from graphmind.build.pipeline import BuildOptions, Progress
 from graphmind.config import Settings
-from graphmind.errors import ConfigError, LLMError
+from graphmind.core.decision import Candidate, Decision
+from graphmind.core.errors import ConfigError, LLMError
+from graphmind.core.progress import Progress
 from graphmind.eval.datasets import EvalDataset, EvalQuestion, load_dataset, write_corpus
 from graphmind.eval.metrics import ConsistencyResult, consistency, recall_at_k
 from graphmind.eval.records import QuestionResult, append_result, load_results, score
 from graphmind.eval.report import write_report
+from graphmind.factories import open_store
+from graphmind.ingest.pipeline import BuildOptions
 from graphmind.memory.decisions import final_verdicts
 from graphmind.memory.feedback import record_feedback
 from graphmind.memory.querytypes import cluster
 from graphmind.memory.session import MemoryOptions
-from graphmind.store import GraphStore, open_store
+from graphmind.store import GraphStore
 from graphmind.store.base import DELETE_BATCH
 from graphmind.store.schema import META_ID
 
@@ -145,8 +147,7 @@ def run_eval(
         path=options.questions,
     )
     _bind(run)
-    from graphmind.embed import make_embedder
-    from graphmind.llm import make_llm
+    from graphmind.factories import make_embedder, make_llm
 
     embedder = embedder or make_embedder(settings)
     order = _order(run, embedder.embed([q.question for q in run.dataset.questions]))
@@ -371,7 +372,7 @@ def _build_into(
     run: _Run, store: GraphStore, embedder: Embedder, progress: Progress | None
 ) -> None:
     """Build the dataset's corpus into ``store`` (resumable; LLM answers cached in the run)."""
-    from graphmind.build.pipeline import BuildPipeline
+    from graphmind.ingest.pipeline import BuildPipeline
 
     corpus = write_corpus(run.dataset, run.run_dir / "corpus.json")
     run.say(f"building {len(run.dataset.corpus)} passages into {store.location}")
@@ -379,7 +380,7 @@ def _build_into(
     options = BuildOptions(extract=run.options.extract, chunk_size=run.options.chunk_size)
     llm = None
     if options.extract == "llm":
-        from graphmind.llm import make_llm
+        from graphmind.factories import make_llm
 
         llm = make_llm(run.settings, cache_dir=run.run_dir)
     report = BuildPipeline(store, embedder, llm, options, progress).run([str(corpus)])
@@ -477,7 +478,7 @@ def _consistency(
     """ROZA §5.5: K runs per probe question at a temperature above 0, without and with
     memory (after the protocol, so the memory is warm); kept in the run dir."""
     if llm is None:
-        from graphmind.llm import make_llm
+        from graphmind.factories import make_llm
 
         hot = run.settings.model_copy(
             update={"llm_temperature": run.options.temperature, "llm_cache": "off"}

@@ -85,7 +85,7 @@ def extract_chunks(
     llm: LLM, chunks: Sequence[ChunkText], on_done: Callable[[int], None] | None = None
 ) -> list[ChunkExtraction]:
     """One structured LLM call per chunk (cached); failures are recorded, not raised."""
-    from graphmind.errors import LLMOutputError
+    from graphmind.core.errors import LLMOutputError
 
     outputs = llm.structured_many(
         TASK, [messages_for(c) for c in chunks], Extraction, on_done=on_done

@@ -11,7 +11,7 @@ import json
 import re
 from itertools import pairwise
 
-from graphmind.build.chunking import split_sentences
+from graphmind.core.text import split_sentences
 
 _NAME = re.compile(
     r"\b(?:[A-Z][\w'-]*|[0-9]{3,4})(?:[ \t]+(?:of[ \t]+|the[ \t]+|de[ \t]+)?[A-Z][\w'-]*)*"

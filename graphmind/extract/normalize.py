@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from graphmind.build.loaders import digest
+from graphmind.core.ids import digest
 
 _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 _KEEP_S = ("ss", "us", "is", "os", "as", "ys")

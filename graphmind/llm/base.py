@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from graphmind.errors import LLMError
+from graphmind.core.errors import LLMError
 
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``."""

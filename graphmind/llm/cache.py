@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from graphmind.errors import LLMError
+from graphmind.core.errors import LLMError
 from graphmind.llm.base import Completion, Message
 
 _KEY_VERSION = 1

@@ -11,7 +11,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from graphmind.errors import LLMOutputError
+from graphmind.core.errors import LLMOutputError
 from graphmind.llm.base import Completion, LLMRequestError, Message, Provider
 from graphmind.llm.cache import ResponseCache, cache_key
 from graphmind.llm.ledger import Ledger

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from graphmind.errors import LLMError
+from graphmind.core.errors import LLMError
 from graphmind.llm.base import (
     Completion,
     LLMRequestError,

@@ -16,8 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphmind.config import Settings
-from graphmind.errors import ConfigError, LLMError
+from graphmind.core.errors import ConfigError, LLMError
 
 _CHUNK = 1 << 20
 
@@ -72,14 +71,9 @@ def offline_model(name: str) -> OfflineModel:
         raise ConfigError(f"unknown offline model {name!r}; known: {known}") from None
 
 
-def model_dir(settings: Settings) -> Path:
-    """The directory holding fetched GGUF files (``model_dir``, ``~`` expanded)."""
-    return Path(settings.model_dir).expanduser()
-
-
-def offline_model_path(settings: Settings, name: str = DEFAULT_OFFLINE_MODEL) -> Path:
-    """Where the known model ``name`` lives once fetched (it may not exist)."""
-    return model_dir(settings) / offline_model(name).file_name
+def offline_model_path(directory: Path, name: str = DEFAULT_OFFLINE_MODEL) -> Path:
+    """Where the known model ``name`` lives in ``directory`` once fetched (it may not exist)."""
+    return directory / offline_model(name).file_name
 
 
 def is_installed(path: Path, model: OfflineModel) -> bool:
@@ -91,10 +85,10 @@ def is_installed(path: Path, model: OfflineModel) -> bool:
     return path.is_file() and size == model.size
 
 
-def default_gguf_path(settings: Settings) -> Path | None:
-    """The default offline model's file when it has been fetched, else None."""
+def default_gguf_path(directory: Path) -> Path | None:
+    """The default offline model's file in ``directory`` when it has been fetched, else None."""
     model = OFFLINE_MODELS[DEFAULT_OFFLINE_MODEL]
-    path = model_dir(settings) / model.file_name
+    path = directory / model.file_name
     return path if is_installed(path, model) else None
 
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import openai
 
-from graphmind.errors import LLMError
+from graphmind.core.errors import LLMError
 from graphmind.llm.base import (
     Completion,
     LLMRequestError,

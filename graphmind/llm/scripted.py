@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from graphmind.errors import LLMError
+from graphmind.core.errors import LLMError
 from graphmind.llm.base import Completion, Message
 
 Responder = Callable[[list[Message]], str | Completion]

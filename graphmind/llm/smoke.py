@@ -5,8 +5,8 @@ segfaults on some Xeons) or a broken model file would kill the caller outright.
 ``check_local_model`` runs the completion in a child and turns any way it can end
 (a signal, an error, a hang) into one line that says what to do.
 
-Run it as a script too: ``python -m graphmind.llm.smoke [GGUF]`` (the configured
-local model when no path is given) exits 0 when the model answers, 1 otherwise.
+Run it as a script too: ``python -m graphmind.llm.smoke GGUF`` exits 0 when the model
+answers, 1 otherwise (``python -m graphmind.smoke`` checks the configured model).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def check_local_model(gguf: Path, *, timeout: float = TIMEOUT_S) -> str | None:
 
 def _child(gguf: Path) -> int:
     """Load ``gguf`` and complete one grammar-constrained token (run in the child)."""
-    from graphmind.errors import GraphMindError
+    from graphmind.core.errors import GraphMindError
     from graphmind.llm.llamacpp_provider import LlamaCppProvider
 
     provider = LlamaCppProvider(gguf, n_ctx=256)
@@ -70,23 +70,8 @@ def _child(gguf: Path) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m graphmind.llm.smoke [GGUF]``: check a model file, or the configured one."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["--child"]:
-        return _child(Path(args[1]))
-    if args:
-        gguf: Path | None = Path(args[0])
-    else:
-        from graphmind.config import load_settings
-        from graphmind.errors import GraphMindError
-        from graphmind.llm import choose_llm
-
-        try:
-            gguf = choose_llm(load_settings()).gguf_path
-        except GraphMindError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+def report(gguf: Path | None) -> int:
+    """Check ``gguf`` (None: no local model), print the outcome; the exit status."""
     if gguf is None:
         print("no local model is configured: nothing to check")
         return 0
@@ -96,6 +81,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"{gguf.name}: the local model answers")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m graphmind.llm.smoke GGUF``: check a model file."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--child"]:
+        return _child(Path(args[1]))
+    if len(args) != 1:
+        print("usage: python -m graphmind.llm.smoke GGUF", file=sys.stderr)
+        return 2
+    return report(Path(args[0]))
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmind.ask.models import Decision, Round
-from graphmind.build.loaders import digest
+from graphmind.core.decision import Decision, Round
+from graphmind.core.ids import digest
 from graphmind.memory import stats
 from graphmind.store.base import GraphStore, Row
 

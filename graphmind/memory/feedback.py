@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
+from graphmind.core.scoring import CORRECT_F1, best_token_f1
 from graphmind.memory import stats
-from graphmind.scoring import CORRECT_F1, best_token_f1
 from graphmind.store.base import GraphStore
 
 OUTCOMES = ("pending", "correct", "incorrect")

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
 from graphmind.memory.stats import mark_stale, refresh_stats
 from graphmind.store.base import DELETE_BATCH, GraphStore
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphmind.build.loaders import digest
+from graphmind.core.ids import digest
 from graphmind.store.base import GraphStore
 from graphmind.store.schema import vector_index_name
 

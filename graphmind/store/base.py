@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
+from graphmind.core.errors import EmbedderMismatchError, QueryParameterError, StoreError
 from graphmind.embed.spec import EmbedderSpec, same_vectors
-from graphmind.errors import EmbedderMismatchError, QueryParameterError, StoreError
 from graphmind.store.registry import Backend, QueryRegistry, check_parameters
 from graphmind.store.schema import (
     META_ID,

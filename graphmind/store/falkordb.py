@@ -34,8 +34,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from graphmind.core.errors import QueryFailedError, QueryParameterError, StoreError, StoreInUseError
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import QueryFailedError, QueryParameterError, StoreError, StoreInUseError
 from graphmind.store.base import GraphStore, IndexInfo, QueryResult, TextHit, node_props
 from graphmind.store.bm25 import pool_terms, query_terms, rank
 from graphmind.store.lock import StoreLock

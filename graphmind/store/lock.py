@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from graphmind.errors import StoreInUseError
+from graphmind.core.errors import StoreInUseError
 
 
 class StoreLock:

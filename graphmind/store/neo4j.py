@@ -21,8 +21,8 @@ from neo4j import exceptions as neo
 from neo4j.graph import Node, Path, Relationship
 
 from graphmind import __version__
+from graphmind.core.errors import QueryFailedError, StoreError
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.errors import QueryFailedError, StoreError
 from graphmind.store.base import (
     DELETE_BATCH,
     GraphStore,

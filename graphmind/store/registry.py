@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from graphmind.errors import QueryNotFoundError, QueryParameterError
+from graphmind.core.errors import QueryNotFoundError, QueryParameterError
 from graphmind.store.schema import PLACEHOLDER_DOMAINS
 
 Backend = Literal["neo4j", "falkordb"]

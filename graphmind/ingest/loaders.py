@@ -27,7 +27,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
+from graphmind.core.ids import digest
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".json", ".jsonl")
 LEGACY = "cp1252"  # the encoding preferred when detection finds several equally good
@@ -102,15 +103,6 @@ class LoadResult:
     failures: list[LoadFailure] = field(default_factory=list)
     notes: list[LoadFailure] = field(default_factory=list)
     empty_paths: list[str] = field(default_factory=list)
-
-
-def digest(*parts: str) -> str:
-    """A 32-hex-digit id from the parts (sha256, separated so parts cannot run together)."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part.encode("utf-8"))
-        h.update(b"\x1f")
-    return h.hexdigest()[:32]
 
 
 def check_encoding(name: str) -> str:

@@ -16,21 +16,14 @@ from __future__ import annotations
 
 import difflib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
-from graphmind.build.chunking import Chunk, chunk_text
-from graphmind.build.loaders import (
-    LoadFailure,
-    LoadOptions,
-    SourceDocument,
-    clean_text,
-    load_paths,
-)
-from graphmind.errors import ConfigError, GraphMindError, QueryFailedError, QueryParameterError
+from graphmind.core.errors import ConfigError, GraphMindError, QueryFailedError, QueryParameterError
+from graphmind.core.progress import NoProgress, Progress, counter
 from graphmind.extract.extractor import (
     ChunkExtraction,
     ChunkText,
@@ -41,6 +34,14 @@ from graphmind.extract.extractor import (
 )
 from graphmind.extract.normalize import normalize_name
 from graphmind.extract.writer import new_graph_items
+from graphmind.ingest.chunking import Chunk, chunk_text
+from graphmind.ingest.loaders import (
+    LoadFailure,
+    LoadOptions,
+    SourceDocument,
+    clean_text,
+    load_paths,
+)
 from graphmind.store.base import DELETE_BATCH, GraphStore, iter_batches
 
 if TYPE_CHECKING:
@@ -153,37 +154,6 @@ class BuildReport:
         data["documents_written"] = self.documents_written
         data["nothing_built"] = self.nothing_built
         return data
-
-
-class Progress(Protocol):
-    """Where the pipeline reports progress (the CLI draws bars or prints lines; tests
-    ignore it). ``start`` (re)starts a stage with its total, from zero."""
-
-    def start(self, stage: str, total: int | None) -> None: ...
-    def advance(self, stage: str, amount: int = 1) -> None: ...
-
-
-def counter(progress: Progress | None, stage: str) -> Callable[[int], None]:
-    """An ``on_done(finished_so_far)`` callback that advances ``stage`` by the difference."""
-    done = 0
-
-    def advance(finished: int) -> None:
-        nonlocal done
-        if progress is not None:
-            progress.advance(stage, finished - done)
-        done = finished
-
-    return advance
-
-
-class NoProgress:
-    """Progress that reports nothing."""
-
-    def start(self, stage: str, total: int | None) -> None:
-        return None
-
-    def advance(self, stage: str, amount: int = 1) -> None:
-        return None
 
 
 @dataclass

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphmind.build.pipeline import settle_pending
-from graphmind.errors import ConfigError
+from graphmind.core.errors import ConfigError
+from graphmind.ingest.pipeline import settle_pending
 from graphmind.store.base import GraphStore, iter_batches
 from graphmind.store.schema import META_ID
 

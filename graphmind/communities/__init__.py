@@ -1,0 +1,1 @@
+"""Leiden communities, their reports, PageRank and conversation episodes."""

@@ -1,0 +1,185 @@
+"""The decision model: candidates, verdicts, rounds, retrieval metadata and the decision.
+
+What the ask loop keeps, what the decision writer puts in the graph and what the evaluation
+and the renderers read back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+
+class Sufficiency(StrEnum):
+    """How well the accumulated evidence answers the question (EviMem's tiers)."""
+
+    EXACT = "EXACT"
+    INFERRABLE = "INFERRABLE"
+    PARTIAL = "PARTIAL"
+    NONE = "NONE"
+
+
+@dataclass
+class Candidate:
+    """A chunk offered to the judge, with what led the retriever to it."""
+
+    id: str
+    text: str
+    title: str
+    score: float
+    sources: list[str] = field(default_factory=list)  # e.g. "vector:chunk", "ppr", "expand"
+    triplets: list[str] = field(default_factory=list)
+    communities: list[str] = field(default_factory=list)
+    event_times: list[str] = field(default_factory=list)
+    profile: str = ""  # its rendered evidence profile, when earlier correct decisions judged it
+
+
+class Verdict(BaseModel):
+    """The judge's view of one candidate (``ref`` is the candidate's number, from 1)."""
+
+    ref: int = Field(ge=1)
+    verdict: Literal["used", "rejected"]
+    reason: str = Field(default="", max_length=300)
+    confidence_delta: float = Field(default=0.0, ge=-1.0, le=1.0)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict(cls, value: Any) -> Any:
+        text = str(value).strip().lower()
+        return {
+            "use": "used",
+            "reject": "rejected",
+            "relevant": "used",
+            "irrelevant": "rejected",
+        }.get(text, text)
+
+    @field_validator("confidence_delta", mode="before")
+    @classmethod
+    def _clamp(cls, value: Any) -> Any:
+        try:
+            return max(-1.0, min(1.0, float(value)))
+        except (TypeError, ValueError):
+            return 0.0
+
+
+class EntityCoverage(BaseModel):
+    """Whether the evidence says what the question needs about one named entity."""
+
+    entity: str
+    covered: bool
+
+
+class Judgement(BaseModel):
+    """One round's structured judgement of the candidates."""
+
+    verdicts: list[Verdict] = Field(default_factory=list)
+    draft_answer: str = ""
+    sufficiency: Sufficiency = Sufficiency.NONE
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    missing: str = ""
+    coverage: list[EntityCoverage] = Field(default_factory=list)
+    probes: list[str] = Field(default_factory=list)
+    cue: str = ""
+
+    @field_validator("sufficiency", mode="before")
+    @classmethod
+    def _grade(cls, value: Any) -> Any:
+        return str(value).strip().upper() if value is not None else "NONE"
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence(cls, value: Any) -> Any:
+        try:
+            return max(0.0, min(1.0, float(value)))
+        except (TypeError, ValueError):
+            return 0.0
+
+    @field_validator("probes", mode="before")
+    @classmethod
+    def _probes(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [str(v).strip() for v in value if str(v).strip()][:3]
+        return value
+
+
+@dataclass
+class Round:
+    """What one round retrieved, judged and learned."""
+
+    number: int
+    queries: list[str]
+    candidates: list[Candidate]
+    judgement: Judgement
+    expanded: list[str] = field(default_factory=list)  # chunk ids added by graph expansion
+    extracted: int = 0  # triplets written by the evolving sub-graph
+    store_ms: float = 0.0
+    llm_ms: float = 0.0
+    tokens: int = 0
+
+    def verdict_of(self, candidate_id: str) -> Verdict | None:
+        """The judge's verdict on a candidate of this round, if it gave one."""
+        for v in self.judgement.verdicts:
+            if 1 <= v.ref <= len(self.candidates) and self.candidates[v.ref - 1].id == candidate_id:
+                return v
+        return None
+
+
+@dataclass
+class Retrieval:
+    """How the decision's evidence was retrieved and what memory did (RETRIEVED_VIA)."""
+
+    memory: str = "off"  # off | profiles | full
+    query_type: str = ""  # the QueryType id the question was assigned to
+    query_type_new: bool = False  # the question opened a new type
+    query_vector: list[float] = field(default_factory=list, repr=False)
+    config: str = "default"  # the retrieval configuration used
+    explored: bool = False  # the planner tried a configuration to learn about it
+    filters: str = ""  # the configuration spelled out, e.g. "k=20; ppr=on; layers=…"
+    excluded: list[str] = field(default_factory=list)  # chunks the planner left out
+    candidates_pre: int = 0  # distinct fused chunks before exclusion and the cut to k
+    candidates_post: int = 0  # distinct chunks shown to the judge
+    judged: int = 0  # candidates judged over all rounds
+    profiled: int = 0  # of those, the ones shown with an evidence profile
+    latency_ms: float = 0.0  # time spent retrieving (store and embedding)
+
+    @property
+    def coverage(self) -> float:
+        """Share of judged candidates that carried an evidence profile."""
+        return self.profiled / self.judged if self.judged else 0.0
+
+
+@dataclass
+class Citation:
+    """A chunk the answer rests on."""
+
+    chunk_id: str
+    title: str
+    text: str
+
+
+@dataclass
+class Decision:
+    """The outcome of one question, as written to the graph."""
+
+    id: str
+    question: str
+    answer: str
+    abstained: bool
+    sufficiency: Sufficiency
+    confidence: float
+    mode: str
+    rounds: list[Round]
+    citations: list[Citation]
+    cues: list[str]
+    temporal: bool
+    tokens: int
+    latency_ms: float
+    store_ms: float
+    llm_ms: float
+    model: str
+    created_at: int
+    outcome: str = "pending"
+    retrieval: Retrieval = field(default_factory=Retrieval)

@@ -1,0 +1,42 @@
+"""Sentence splitting, shared by chunking, heuristic extraction and conversation episodes."""
+
+from __future__ import annotations
+
+import re
+
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9À-ÖØ-Þ])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Mt|No|vs|etc|e\.g|i\.e|Inc|Ltd|Co|Gen|Col|Lt|Sgt|Rev)"
+    r"|(?:^|\s)[A-Z])\.$"
+)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence; paragraph breaks always end one, "Dr." or "J." do not."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for paragraph in [*_PARAGRAPH.split(text)]:
+        base = text.index(paragraph, offset) if paragraph else offset
+        offset = base + len(paragraph)
+        start = 0
+        for match in _SENTENCE_END.finditer(paragraph):
+            piece = paragraph[start : match.end()]
+            if piece.strip() and not _ABBREVIATION.search(piece.strip()):
+                spans.append(_strip_span(paragraph, base, start, match.end()))
+                start = match.end()
+        if paragraph[start:].strip():
+            spans.append(_strip_span(paragraph, base, start, len(paragraph)))
+    return spans
+
+
+def _strip_span(paragraph: str, base: int, start: int, end: int) -> tuple[int, int]:
+    piece = paragraph[start:end]
+    lead = len(piece) - len(piece.lstrip())
+    trail = len(piece) - len(piece.rstrip())
+    return base + start + lead, base + end - trail
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``."""
+    return [text[a:b] for a, b in sentence_spans(text)]
