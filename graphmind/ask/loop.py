@@ -31,6 +31,7 @@ from graphmind.ask.prompts import (
     prompt_version,
 )
 from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
+from graphmind.ask.retrievers import RETRIEVERS, VECTOR_CHUNK
 from graphmind.core.decision import (
     Candidate,
     Citation,
@@ -41,6 +42,7 @@ from graphmind.core.decision import (
     Sufficiency,
     Verdict,
 )
+from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
 from graphmind.core.scoring import normalize_answer
 from graphmind.extract.extractor import ChunkText, extract_chunks
 from graphmind.extract.writer import write_extractions
@@ -88,8 +90,8 @@ class _State:
     question: str
     temporal: bool
     memory: MemorySession
-    retrieve: RetrieveOptions  # the loop's options under the planner's configuration
     k: int
+    recipe: Recipe = DEFAULT_RECIPE  # the retrievers that run: the planner's choice
     rounds: list[Round] = field(default_factory=list)
     cues: list[str] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
@@ -177,7 +179,7 @@ class AskLoop:
     # -- the steps ------------------------------------------------------------
     def start(self, question: str) -> _State:
         """Embed the question, assign its query type and let the planner (in full memory
-        mode) pick the retrieval configuration; the naive baseline reads no memory."""
+        mode) pick the retrieval recipe; the naive baseline reads no memory."""
         opts = self.options
         mode = "off" if opts.mode == "naive" else opts.memory.mode
         memory = MemorySession(self.store, replace(opts.memory, mode=mode))
@@ -185,18 +187,12 @@ class AskLoop:
             question,
             temporal=bool(TEMPORAL.search(question)),
             memory=memory,
-            retrieve=opts.retrieve,
             k=opts.k,
         )
         with self._timed(state, "store"):
             memory.start(question, self._embed(state, [question])[0])
-        config = memory.config
-        state.k = config.k(opts.k)
-        state.retrieve = replace(
-            opts.retrieve,
-            ppr=opts.retrieve.ppr and config.ppr,
-            layers=tuple(x for x in opts.retrieve.layers if x in config.layers),
-        )
+        state.recipe = memory.config
+        state.k = state.recipe.k(opts.k)
         return state
 
     def next_queries(self, state: _State) -> list[str]:
@@ -212,7 +208,7 @@ class AskLoop:
         with self._timed(state, "store"):
             vectors = self._embed(state, queries)
             lists = [
-                rank_lists(self.store, q, v, state.retrieve)
+                rank_lists(self.store, q, v, self.options.retrieve, state.recipe)
                 for q, v in zip(queries, vectors, strict=True)
             ]
             if state.expanded:
@@ -222,12 +218,12 @@ class AskLoop:
             width = state.k + self.options.extra
             fused = [f for f in fuse(lists, FUSE_ALL) if f[0] not in exclude]
             if not state.rounds:  # the naive baseline's passages first, in its order
-                fused = _vector_first(fused, lists[0].get("vector:chunk", []), state.k)
+                fused = _vector_first(fused, lists[0].get(VECTOR_CHUNK, []), state.k)
             state.fused.update(f[0] for f in fused)
             excluded = state.memory.exclude([f[0] for f in fused])
             fused = [f for f in fused if f[0] not in excluded]
             room = width if not state.rounds else self.options.follow_up
-            fresh = candidates(self.store, fused[:room], state.retrieve.max_triplets)
+            fresh = candidates(self.store, fused[:room], self.options.retrieve.max_triplets)
             found = carried + fresh
             profiles = state.memory.profiles([c.id for c in found])
         state.retrieve_ms += (time.perf_counter() - started) * 1000
@@ -365,7 +361,7 @@ class AskLoop:
             hits = self.store.vector_search("Chunk", vector, self.options.k)
             found = candidates(
                 self.store,
-                [(h.id, h.similarity, ["vector:chunk"]) for h in hits],
+                [(h.id, h.similarity, [VECTOR_CHUNK]) for h in hits],
                 self.options.retrieve.max_triplets,
             )
         state.fused.update(h.id for h in hits)
@@ -396,7 +392,7 @@ class AskLoop:
             hits = self.store.vector_search("Chunk", vector, state.k)
             state.fused.update(h.id for h in hits)
             excluded = state.memory.exclude([h.id for h in hits])
-            ranked = [(h.id, h.similarity, ["vector:chunk"]) for h in hits if h.id not in excluded]
+            ranked = [(h.id, h.similarity, [VECTOR_CHUNK]) for h in hits if h.id not in excluded]
             found = candidates(self.store, ranked, self.options.retrieve.max_triplets)
             profiles = state.memory.profiles([c.id for c in found])
         for c in found:
@@ -464,7 +460,7 @@ class AskLoop:
             query_vector=state.vectors.get(state.question, []),
             config=memory.config.name,
             explored=memory.plan.explored,
-            filters=memory.config.filters(self.options.k),
+            filters=memory.config.filters(self.options.k, list(RETRIEVERS)),
             excluded=list(memory.excluded),
             candidates_pre=len(state.fused),
             candidates_post=len({c.id for c in judged}),

@@ -1,93 +1,43 @@
 """Hybrid retrieval over one vector space, fused by reciprocal rank.
 
-Ranked lists of chunks come from: chunk vectors, chunk full text, triplet vectors
-(through the chunks that state them), community and episode summaries (through their
-chunks), and entities named in the query ranked by personalized PageRank. Reciprocal
-rank fusion merges them into one candidate list, each candidate remembering which
-lists found it.
+Ranked lists of chunks come from the retrievers the recipe runs
+(``graphmind/ask/retrievers/``): chunk vectors, chunk full text, triplet vectors (through
+the chunks that state them), community and episode summaries (through their chunks), and
+entities named in the query ranked by personalized PageRank. Reciprocal rank fusion
+merges them into one candidate list, each candidate remembering which lists found it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from graphmind.communities.centrality import personalized_pagerank_ranking
+from graphmind.ask.retrievers import RETRIEVERS, Query, Ranking, RetrieveOptions
 from graphmind.core.decision import Candidate
-from graphmind.memory.planner import ALL_LAYERS
+from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
 from graphmind.store.base import GraphStore
 
-RRF_K = 60
-SEED_SIMILARITY = 0.8
+__all__ = ["RetrieveOptions", "candidates", "fuse", "rank_lists"]
 
-
-@dataclass
-class RetrieveOptions:
-    """How wide each retriever looks, and which retrievers run."""
-
-    per_list: int = 20
-    summaries: int = 5
-    per_summary: int = 3
-    seeds: int = 5
-    ppr: bool = True
-    max_triplets: int = 6
-    layers: tuple[str, ...] = ALL_LAYERS  # retrievers that run (PPR has its own switch)
-
-
-Ranking = list[str]
+RRF_K = 60  # reciprocal rank fusion's constant: a list's rank r scores 1 / (RRF_K + r)
 
 
 def rank_lists(
-    store: GraphStore, query: str, vector: list[float], options: RetrieveOptions
+    store: GraphStore,
+    query: str,
+    vector: list[float],
+    options: RetrieveOptions,
+    recipe: Recipe = DEFAULT_RECIPE,
 ) -> dict[str, Ranking]:
-    """Every retriever's ranked chunk ids for one query."""
-    lists: dict[str, Ranking] = {}
-    on = set(options.layers)
-    if "chunk" in on:
-        lists["vector:chunk"] = [
-            h.id for h in store.vector_search("Chunk", vector, options.per_list)
-        ]
-    if "text" in on:
-        lists["text:chunk"] = [
-            h.id for h in store.fulltext_search("Chunk", query, options.per_list)
-        ]
-    if "triplet" in on:
-        triplets = [h.id for h in store.vector_search("Triplet", vector, options.per_list)]
-        lists["vector:triplet"] = _ordered(
-            store.run("ask/chunks_for_triplets", {"ids": triplets}), "triplet", "chunk", triplets
-        )
-    if "community" in on:
-        communities = [h.id for h in store.vector_search("Community", vector, options.summaries)]
-        lists["vector:community"] = _ordered(
-            store.run(
-                "ask/chunks_for_communities",
-                {"ids": communities, "per_community": options.per_summary},
-            ),
-            "community",
-            "chunk",
-            communities,
-        )
-    if "episode" in on:
-        episodes = [h.id for h in store.vector_search("Episode", vector, options.summaries)]
-        lists["vector:episode"] = _ordered(
-            store.run("ask/chunks_for_episodes", {"ids": episodes}), "episode", "chunk", episodes
-        )
-    if options.ppr:
-        seeds = entity_seeds(store, query, vector, options.seeds)
-        if seeds:
-            ranking = personalized_pagerank_ranking(store, seeds, k=50)
-            lists["ppr"] = [chunk for chunk, _ in ranking.chunks[: options.per_list]]
+    """The ranked chunk ids of every retriever the recipe runs, by list name, in the
+    registry's order; empty lists are left out."""
+    asked = Query(query, vector)
+    lists = {
+        r.source: r.search(store, asked, options)
+        for name, r in RETRIEVERS.items()
+        if recipe.runs(name)
+    }
     return {name: ranking for name, ranking in lists.items() if ranking}
-
-
-def entity_seeds(store: GraphStore, query: str, vector: list[float], limit: int) -> list[str]:
-    """Entities the query names: full-text matches on names, then close vectors."""
-    seeds = [h.id for h in store.fulltext_search("Entity", query, limit)]
-    for hit in store.vector_search("Entity", vector, limit):
-        if hit.similarity >= SEED_SIMILARITY and hit.id not in seeds:
-            seeds.append(hit.id)
-    return seeds[: limit * 2]
 
 
 def fuse(rankings: Sequence[dict[str, Ranking]], k: int) -> list[tuple[str, float, list[str]]]:
@@ -131,13 +81,3 @@ def candidates(
             )
         )
     return out
-
-
-def _ordered(rows: list[dict[str, str]], key: str, value: str, order: Ranking) -> Ranking:
-    """Chunks in the order of the items (triplets, communities…) that led to them."""
-    position = {item: i for i, item in enumerate(order)}
-    ranked = sorted(rows, key=lambda r: (position.get(r[key], len(order)), r[value]))
-    seen: dict[str, None] = {}
-    for row in ranked:
-        seen.setdefault(row[value], None)
-    return list(seen)

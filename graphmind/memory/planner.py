@@ -1,12 +1,12 @@
 """The retrieval planner (ROZA's retrieval graph): per query type, leave out evidence
-that correct decisions keep rejecting, and pick the retrieval configuration with the
-best success rate.
+that correct decisions keep rejecting, and pick the retrieval recipe with the best
+success rate.
 
-Configurations are a small named set; the planner picks the best one with enough
-feedback behind it, tries a less-tried one now and then (epsilon-greedy, seeded by the
-question so a run is repeatable) so the others get support, and otherwise keeps the
-default. What it chose and what it excluded is recorded on the decision's
-``RETRIEVED_VIA`` edge.
+Recipes are a small named set (``graphmind/core/recipes.py``); the planner picks the
+best one with enough feedback behind it, tries a less-tried one now and then
+(epsilon-greedy, seeded by the question so a run is repeatable) so the others get
+support, and otherwise keeps the default. What it chose and what it excluded is recorded
+on the decision's ``RETRIEVED_VIA`` edge.
 """
 
 from __future__ import annotations
@@ -16,39 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphmind.core.recipes import DEFAULT_RECIPE, RECIPES, Recipe, recipe
 from graphmind.store.base import GraphStore
-
-ALL_LAYERS = ("chunk", "text", "triplet", "community", "episode")
-
-
-@dataclass(frozen=True)
-class RetrievalConfig:
-    """One way to retrieve: how many candidates (a share of k), which retrievers, PPR."""
-
-    name: str
-    k_share: float = 1.0
-    ppr: bool = True
-    layers: tuple[str, ...] = ALL_LAYERS
-
-    def filters(self, k: int) -> str:
-        """The configuration spelled out for the RETRIEVED_VIA edge."""
-        return (
-            f"config={self.name}; k={self.k(k)}; ppr={'on' if self.ppr else 'off'}; "
-            f"layers={','.join(self.layers)}"
-        )
-
-    def k(self, k: int) -> int:
-        """Candidates to judge under this configuration when the loop's k is ``k``."""
-        return max(1, round(k * self.k_share))
-
-
-CONFIGS: tuple[RetrievalConfig, ...] = (
-    RetrievalConfig("default"),
-    RetrievalConfig("narrow", k_share=0.5),
-    RetrievalConfig("no-ppr", ppr=False),
-    RetrievalConfig("chunks-only", ppr=False, layers=("chunk", "text")),
-)
-DEFAULT_CONFIG = CONFIGS[0]
 
 
 @dataclass
@@ -57,12 +26,12 @@ class PlannerOptions:
 
     reject_threshold: float = 0.7
     min_support: int = 3
-    explore: float = 0.1  # chance of trying the least-tried configuration
+    explore: float = 0.1  # chance of trying the least-tried recipe
 
 
 @dataclass
 class ConfigStats:
-    """A configuration's record on one query type."""
+    """A recipe's record on one query type."""
 
     config: str
     support: int
@@ -77,7 +46,7 @@ class ConfigStats:
 class Plan:
     """The planner's choice for one question."""
 
-    config: RetrievalConfig
+    config: Recipe
     explored: bool
     stats: list[ConfigStats]
 
@@ -85,22 +54,22 @@ class Plan:
 def plan_retrieval(
     store: GraphStore, query_type: str, question: str, options: PlannerOptions
 ) -> Plan:
-    """The configuration to retrieve with for a question of ``query_type``."""
+    """The recipe to retrieve with for a question of ``query_type``."""
     rows = store.run("memory/planner_configs", {"query_type": query_type})
     by_name = {
         str(r["config"]): ConfigStats(str(r["config"]), int(r["support"]), int(r["correct"]))
         for r in rows
     }
-    stats = [by_name.get(c.name, ConfigStats(c.name, 0, 0)) for c in CONFIGS]
+    stats = [by_name.get(c.name, ConfigStats(c.name, 0, 0)) for c in RECIPES]
     rng = random.Random(f"{query_type}\x1f{question}")
     if by_name and rng.random() < options.explore:
-        least = min(stats, key=lambda s: s.support)  # first in CONFIGS order on ties
-        return Plan(_config(least.config), True, stats)
+        least = min(stats, key=lambda s: s.support)  # first in RECIPES order on ties
+        return Plan(recipe(least.config), True, stats)
     supported = [s for s in stats if s.support >= options.min_support]
     if supported:
         best = max(supported, key=lambda s: s.success)  # the default wins ties
-        return Plan(_config(best.config), False, stats)
-    return Plan(DEFAULT_CONFIG, False, stats)
+        return Plan(recipe(best.config), False, stats)
+    return Plan(DEFAULT_RECIPE, False, stats)
 
 
 @dataclass
@@ -153,7 +122,3 @@ def _exclusion_params(
         "threshold": float(options.reject_threshold),
         "min_support": int(options.min_support),
     }
-
-
-def _config(name: str) -> RetrievalConfig:
-    return next((c for c in CONFIGS if c.name == name), DEFAULT_CONFIG)

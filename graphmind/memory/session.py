@@ -13,14 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from graphmind.memory.planner import (
-    DEFAULT_CONFIG,
-    Plan,
-    PlannerOptions,
-    RetrievalConfig,
-    excluded_evidence,
-    plan_retrieval,
-)
+from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
+from graphmind.memory.planner import Plan, PlannerOptions, excluded_evidence, plan_retrieval
 from graphmind.memory.profiles import (
     EvidenceProfile,
     ProfileOptions,
@@ -52,7 +46,7 @@ class MemorySession:
         self.store = store
         self.options = options
         self.query_type: QueryTypeMatch | None = None
-        self.plan = Plan(DEFAULT_CONFIG, False, [])
+        self.plan = Plan(DEFAULT_RECIPE, False, [])
         self.excluded: dict[str, None] = {}  # ordered set of excluded chunk ids
         self._profiles: dict[str, EvidenceProfile | None] = {}
 
@@ -61,7 +55,8 @@ class MemorySession:
         return self.options.mode
 
     @property
-    def config(self) -> RetrievalConfig:
+    def config(self) -> Recipe:
+        """The retrieval recipe for this question (the default unless the planner chose)."""
         return self.plan.config
 
     def start(self, question: str, vector: Sequence[float]) -> None:

@@ -1,0 +1,55 @@
+"""What a retriever is: a query in, one ranked list of chunk ids out (best first)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from graphmind.store.base import GraphStore
+
+Ranking = list[str]
+
+
+@dataclass(frozen=True)
+class Query:
+    """The query a retriever searches for: its text and its embedding."""
+
+    text: str
+    vector: list[float]
+
+
+@dataclass
+class RetrieveOptions:
+    """How wide each retriever looks (which retrievers run is the recipe's part)."""
+
+    per_list: int = 20
+    summaries: int = 5
+    per_summary: int = 3
+    seeds: int = 5
+    max_triplets: int = 6
+
+
+class Retriever(Protocol):
+    """One retriever, registered by ``name`` in ``graphmind.ask.retrievers.RETRIEVERS``."""
+
+    @property
+    def name(self) -> str:
+        """The name recipes run it by (``graphmind.core.recipes``)."""
+
+    @property
+    def source(self) -> str:
+        """The name of its ranked list, kept on each candidate it found."""
+
+    def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
+        """Chunk ids for ``query``, best first; empty when it finds nothing."""
+
+
+def chunks_in_order(rows: list[dict[str, str]], key: str, order: Ranking) -> Ranking:
+    """The ``chunk`` of each row, in the order of the items (triplets, communities…,
+    named by ``key``) that led to them, each once."""
+    position = {item: i for i, item in enumerate(order)}
+    ranked = sorted(rows, key=lambda r: (position.get(r[key], len(order)), r["chunk"]))
+    seen: dict[str, None] = {}
+    for row in ranked:
+        seen.setdefault(row["chunk"], None)
+    return list(seen)

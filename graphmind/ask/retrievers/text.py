@@ -1,0 +1,17 @@
+"""Chunks by full-text (BM25) match with the query's words."""
+
+from __future__ import annotations
+
+from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions
+from graphmind.core.recipes import TEXT
+from graphmind.store.base import GraphStore
+
+
+class FullTextChunks:
+    """Chunks by the store's full-text index."""
+
+    name = TEXT
+    source = "text:chunk"
+
+    def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
+        return [h.id for h in store.fulltext_search("Chunk", query.text, options.per_list)]
