@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmind.communities.algorithms import hierarchical_leiden, modularity
-from graphmind.communities.centrality import personalized_pagerank_ranking
+from graphmind.communities.centrality import PPR_ENTITIES, personalized_pagerank_ranking
 from graphmind.communities.pipeline import CommunityOptions, build_communities
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import parse_embedder
@@ -92,7 +92,7 @@ def main() -> int:
             for _ in range(args.queries):
                 seeds = rng.sample(entities, k=min(3, len(entities)))
                 t0 = time.perf_counter()
-                personalized_pagerank_ranking(store, seeds, k=50)
+                personalized_pagerank_ranking(store, seeds, k=PPR_ENTITIES)
                 latencies.append(time.perf_counter() - t0)
             table.add_row(
                 f"PPR latency p50 / p95 ({args.queries} queries, 3 seeds)",

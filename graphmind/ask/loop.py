@@ -60,13 +60,19 @@ TEMPORAL = re.compile(
     r"|what century|what decade|born|died|founded)\b",
     re.IGNORECASE,
 )
-EXPAND_RELATIONS = 3
-EVOLVE_CHUNKS = 3
+EXPAND_RELATIONS = 3  # relations (best matches for the gap) whose chunks the expansion adds
+EXPAND_POOL = 200  # relations of the anchors' entities scored against the gap
+EXPAND_ENTITIES = 10  # anchor entity names added to the expansion's target text
+EXPAND_ANCHORS = 3  # without used evidence, the last round's top candidates anchor it
+EVOLVE_CHUNKS = 3  # used chunks extracted at question time, per round
 ANSWER_MAX_TOKENS = 96  # a short answer and a few passage numbers
 CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
 VERDICT_TOKENS = 32  # one verdict with a short reason
 GROUNDED = 0.5  # share of the answer's words a cited passage must state
 FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after
+REASON_CHARS = 300  # a verdict's reason, cut
+STEM_CHARS = 5  # a word's crude stem: its first letters (worked ~ working ~ work)
+SUPPORTING = 5  # passages cited for an answer when its round cited none
 
 
 @dataclass
@@ -297,7 +303,7 @@ class AskLoop:
         used = state.used()
         if self.options.evolve_graph and used:
             self.evolve_graph(state, [c.id for c in used])
-        anchors = used or state.rounds[-1].candidates[:3]
+        anchors = used or state.rounds[-1].candidates[:EXPAND_ANCHORS]
         if self.options.expand:
             with self._timed(state, "store"):
                 state.expanded = self.expand(state, j, [c.id for c in anchors])
@@ -309,11 +315,13 @@ class AskLoop:
         if not entities:
             return []
         relations = self.store.run(
-            "ask/entity_relations", {"ids": [e["id"] for e in entities], "limit": 200}
+            "ask/entity_relations", {"ids": [e["id"] for e in entities], "limit": EXPAND_POOL}
         )
         if not relations:
             return []
-        target = " ".join([state.question, j.missing, *(e["name"] for e in entities[:10])])
+        target = " ".join(
+            [state.question, j.missing, *(e["name"] for e in entities[:EXPAND_ENTITIES])]
+        )
         texts = [f"{r['name']} {r['predicate']} {r['neighbour_name']}" for r in relations]
         vectors = self.embedder.embed([target, *texts])
         goal = vectors[0]
@@ -506,7 +514,7 @@ def grade(found: list[Candidate], reply: Answer, check: Check | None) -> Judgeme
         Verdict(
             ref=n,
             verdict="used",
-            reason=f"cited for the answer {answer!r}"[:300],
+            reason=f"cited for the answer {answer!r}"[:REASON_CHARS],
             confidence_delta=round(share, 2),
         )
         if n in cited
@@ -607,8 +615,8 @@ _STOPWORDS = frozenset(
 
 
 def _stems(text: str) -> set[str]:
-    """Content words, cut to five letters (a crude stem: worked ~ working ~ work)."""
-    return {w[:5] for w in normalize_answer(text).split() if w not in _STOPWORDS}
+    """Content words, cut to ``STEM_CHARS`` letters."""
+    return {w[:STEM_CHARS] for w in normalize_answer(text).split() if w not in _STOPWORDS}
 
 
 def restates(missing: str, question: str, answer: str) -> bool:
@@ -634,11 +642,11 @@ def _vector_first(
     return head + [f for f in fused if f[0] not in set(first)]
 
 
-def _supporting(evidence: list[Candidate], answer: str, limit: int = 5) -> list[Candidate]:
+def _supporting(evidence: list[Candidate], answer: str) -> list[Candidate]:
     """The used passages the answer rests on: those stating it first, then the others."""
     needle = " ".join(answer.lower().split())
     stating = [c for c in evidence if needle and needle in " ".join(c.text.lower().split())]
-    return (stating + [c for c in evidence if c not in stating])[:limit]
+    return (stating + [c for c in evidence if c not in stating])[:SUPPORTING]
 
 
 def _one_verdict_per_candidate(verdicts: list[Verdict], count: int) -> list[Verdict]:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from graphmind.ask.models import Answer
 from graphmind.core.decision import Candidate
+from graphmind.core.text import CHARS_PER_TOKEN
 from graphmind.llm.base import schema_instruction, with_instruction
 from graphmind.llm.client import output_schema
 
 HERE = Path(__file__).parent
-CHARS_PER_TOKEN = 4
-MIN_PASSAGE_CHARS = 200
+MIN_PASSAGE_CHARS = 200  # every passage shows at least this much, however many there are
+SHOWN_FACTS = 4  # facts (event times or triplets) shown under a passage
 
 
 @cache
@@ -60,7 +61,7 @@ def passages(
         block = f"[{number}] ({c.title}) {text}"
         if facts and (c.event_times or c.triplets):
             shown = c.event_times or c.triplets
-            block += "\n    facts: " + "; ".join(shown[:4])
+            block += "\n    facts: " + "; ".join(shown[:SHOWN_FACTS])
         if profiles and c.profile:
             block += "\n    " + c.profile
         blocks.append(block)

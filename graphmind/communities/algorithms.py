@@ -13,6 +13,8 @@ from typing import Any
 
 from graphmind.store.base import Projection
 
+DAMPING = 0.85  # PageRank's chance of following an edge rather than jumping
+
 
 @dataclass(frozen=True)
 class Community:
@@ -114,7 +116,7 @@ def modularity(projection: Projection, groups: Sequence[Sequence[str]]) -> float
     return float(graph.modularity(membership, weights="weight"))
 
 
-def pagerank(projection: Projection, *, damping: float = 0.85) -> dict[str, float]:
+def pagerank(projection: Projection, *, damping: float = DAMPING) -> dict[str, float]:
     """Weighted PageRank of every node (undirected)."""
     nodes = sorted(projection.nodes)
     if not nodes:
@@ -126,7 +128,7 @@ def pagerank(projection: Projection, *, damping: float = 0.85) -> dict[str, floa
 
 
 def personalized_pagerank(
-    projection: Projection, seeds: Iterable[str], *, damping: float = 0.85
+    projection: Projection, seeds: Iterable[str], *, damping: float = DAMPING
 ) -> dict[str, float]:
     """PageRank restarting at ``seeds`` (those present in the projection)."""
     nodes = sorted(projection.nodes)

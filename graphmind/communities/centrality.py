@@ -9,12 +9,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from graphmind.communities.algorithms import pagerank, personalized_pagerank
+from graphmind.communities.algorithms import DAMPING, pagerank, personalized_pagerank
 from graphmind.store.base import GraphStore, Projection
 
 GDS_GRAPH = "graphmind-entities"
-DAMPING = 0.85
 NEIGHBOURHOOD_LIMIT = 20_000
+PPR_ENTITIES = 50  # entities personalized PageRank keeps; their chunks are ranked
+PAGERANK_BATCH = 5000  # entity scores per write
 
 
 @dataclass
@@ -50,12 +51,12 @@ def store_pagerank(store: GraphStore, projection: Projection | None) -> str:
     graph = projection or store.read_projection("community/entity_projection")
     scores = pagerank(graph, damping=DAMPING)
     rows = [{"id": node, "score": score} for node, score in sorted(scores.items())]
-    store.write_rows("community/set_pagerank", rows, batch_size=5000)
+    store.write_rows("community/set_pagerank", rows, batch_size=PAGERANK_BATCH)
     return "igraph pagerank"
 
 
 def personalized_pagerank_ranking(
-    store: GraphStore, seeds: Sequence[str], *, k: int = 50
+    store: GraphStore, seeds: Sequence[str], *, k: int = PPR_ENTITIES
 ) -> PPRResult:
     """Personalized PageRank seeded at ``seeds``: the top ``k`` entities and, through the
     chunks their triplets are mentioned in, a chunk ranking (sum of entity scores)."""

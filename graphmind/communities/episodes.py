@@ -33,6 +33,13 @@ MAX_SUMMARY_CHARS = 1500
 MAX_INPUT_CHARS = 6000
 BATCH = 256  # episodes summarised, embedded and written together
 READ_BATCH = 500  # documents (or ids) per read query
+TEXT_BATCH = 2000  # chunk texts per read query
+MAX_TITLE_CHARS = 200  # the document title in the prompt, cut
+PASSAGE_MARK_CHARS = 8  # room each passage's "[i] " and separator take in the budget
+# Chunks per episode by document length: up to n chunks, windows of w (ComoRAG's sizes);
+# longer documents get floor(2 log2 n), between the last size and MAX_WINDOW.
+WINDOW_SIZES = ((20, 3), (50, 5), (100, 8), (200, 10))
+MAX_WINDOW = 20
 LLM_STATUS, EXTRACTIVE_STATUS = "llm", "extractive"
 
 
@@ -84,16 +91,11 @@ def window_size(n: int) -> int:
     """Chunks per episode for a document of ``n`` chunks."""
     if n < 1:
         raise ValueError("a document needs at least one chunk")
-    if n <= 20:
-        return 3
-    if n <= 50:
-        return 5
-    if n <= 100:
-        return 8
-    if n <= 200:
-        return 10
+    for most, size in WINDOW_SIZES:
+        if n <= most:
+            return size
     two_log2 = (n * n).bit_length() - 1  # floor(2 log2 n), exactly
-    return min(20, max(10, two_log2))
+    return min(MAX_WINDOW, max(WINDOW_SIZES[-1][1], two_log2))
 
 
 def windows(n: int) -> list[tuple[int, int]]:
@@ -210,7 +212,7 @@ def _summarise(
     t0 = time.perf_counter()
     wanted = sorted({c for e in batch for c in e.chunks})
     texts: dict[str, str] = {}
-    for ids in iter_batches(wanted, 2000):
+    for ids in iter_batches(wanted, TEXT_BATCH):
         for r in store.run("episode/chunk_texts", {"ids": list(ids)}):
             texts[r["id"]] = r["text"] or ""
     passages = [fresh_passages([texts.get(c, "") for c in e.chunks]) for e in batch]
@@ -298,10 +300,10 @@ def fresh_passages(texts: Sequence[str]) -> list[str]:
 def messages_for(episode: Episode, passages: Sequence[str]) -> list[dict[str, str]]:
     """The chat messages for one episode, its passages cut to a shared character budget."""
     where = f"passages {episode.start + 1} to {episode.end + 1} of {episode.total}"
-    title = cap(episode.title or episode.document_id, 200)
+    title = cap(episode.title or episode.document_id, MAX_TITLE_CHARS)
     header = f"Document: {title}\nThe {where}, in order:\n"
     budget = max(len(passages), MAX_INPUT_CHARS - len(header))
-    limit = fair_share([len(p) for p in passages], budget - 8 * len(passages))
+    limit = fair_share([len(p) for p in passages], budget - PASSAGE_MARK_CHARS * len(passages))
     body = "\n\n".join(f"[{i}] {cap(p, limit)}" for i, p in enumerate(passages, start=1))
     return [
         {"role": "system", "content": system_prompt()},

@@ -20,7 +20,14 @@ from graphmind.communities.centrality import (
     store_pagerank,
 )
 from graphmind.communities.episodes import cap
-from graphmind.communities.report import CommunityReport, embedding_text, messages_for
+from graphmind.communities.report import (
+    MAX_FACTS,
+    MAX_SUMMARY_CHARS,
+    MAX_TITLE_CHARS,
+    CommunityReport,
+    embedding_text,
+    messages_for,
+)
 from graphmind.core.errors import ConfigError
 from graphmind.core.ids import digest
 from graphmind.core.progress import Progress, counter
@@ -31,6 +38,10 @@ if TYPE_CHECKING:
     from graphmind.llm import LLM
 
 TASK = "summarize"
+WRITE_BATCH = 200  # communities per write (each carries its embedding)
+PARENT_BATCH = 2000  # parent links per write
+FALLBACK_NAMES = 12  # member names in a summary written without an LLM
+TITLE_NAMES = 3  # of those, named in its title
 
 
 @dataclass
@@ -132,10 +143,10 @@ def build_communities(
     stats.seconds["summarise"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    for batch in iter_batches(sorted(rows, key=lambda r: r["level"]), 200):
+    for batch in iter_batches(sorted(rows, key=lambda r: r["level"]), WRITE_BATCH):
         store.write_rows("community/write_communities", batch, batch_size=len(batch))
     parents = [{"id": p.id, "parent": p.parent} for p in planned if p.parent]
-    store.write_rows("community/link_parents", parents, batch_size=2000)
+    store.write_rows("community/link_parents", parents, batch_size=PARENT_BATCH)
     keep = [p.id for p in planned]
     store.drain("community/delete_stale_relationships", DELETE_BATCH, {"keep": keep})
     stats.deleted = store.drain("community/delete_stale", DELETE_BATCH, {"keep": keep})
@@ -250,10 +261,10 @@ def _summarise(
 
 def _fallback(context: dict[str, Any]) -> CommunityReport:
     """A summary from the member names, when no LLM wrote one (cut to the model's limits)."""
-    names = [e["name"] for e in context["entities"]][:12]
+    names = [e["name"] for e in context["entities"]][:FALLBACK_NAMES]
     facts = [f"{r['subject']} {r['predicate']} {r['object']}" for r in context["relations"] if r]
     return CommunityReport(
-        title=cap(", ".join(names[:3]) or "community", 120),
-        summary=cap("Entities: " + ", ".join(names) + ".", 1500),
-        key_facts=facts[:8],
+        title=cap(", ".join(names[:TITLE_NAMES]) or "community", MAX_TITLE_CHARS),
+        summary=cap("Entities: " + ", ".join(names) + ".", MAX_SUMMARY_CHARS),
+        key_facts=facts[:MAX_FACTS],
     )

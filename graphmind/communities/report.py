@@ -9,15 +9,17 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 PROMPT_FILE = Path(__file__).with_name("community.prompt.md")
+MAX_TITLE_CHARS = 120
+MAX_SUMMARY_CHARS = 1500
 MAX_FACTS = 8
-MAX_INPUT_CHARS = 6000
+MAX_INPUT_CHARS = 6000  # entities and relations shown to the LLM, cut at a line
 
 
 class CommunityReport(BaseModel):
     """What the LLM writes about one community."""
 
-    title: str = Field(min_length=1, max_length=120)
-    summary: str = Field(min_length=1, max_length=1500)
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
+    summary: str = Field(min_length=1, max_length=MAX_SUMMARY_CHARS)
     key_facts: list[str] = Field(default_factory=list)
 
     @field_validator("key_facts", mode="before")

@@ -1,8 +1,11 @@
-"""Sentence splitting, shared by chunking, heuristic extraction and conversation episodes."""
+"""Sentence splitting, shared by chunking, heuristic extraction and conversation episodes;
+the characters-per-token estimate that prompt budgets use."""
 
 from __future__ import annotations
 
 import re
+
+CHARS_PER_TOKEN = 4  # a token budget in characters, for English text (no tokenizer needed)
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9À-ÖØ-Þ])")

@@ -16,6 +16,7 @@ from graphmind.core.ids import digest
 from graphmind.core.text import sentence_spans
 
 MAX_WORD = 16
+MIN_CHUNK_TOKENS = 8  # a smaller chunk holds no sentence worth retrieving
 _TOKEN = re.compile(rf"\w{{1,{MAX_WORD}}}|[^\w\s]", re.UNICODE)
 
 
@@ -48,8 +49,8 @@ def chunk_text(document_id: str, text: str, size: int = 512, overlap: int = 64) 
     """Pack sentences into chunks of at most ``size`` tokens; consecutive chunks share
     up to ``overlap`` tokens of whole sentences. A chunk's text is the original slice,
     line breaks included."""
-    if size < 8:
-        raise ValueError("chunk size must be at least 8 tokens")
+    if size < MIN_CHUNK_TOKENS:
+        raise ValueError(f"chunk size must be at least {MIN_CHUNK_TOKENS} tokens")
     if not 0 <= overlap < size:
         raise ValueError("overlap must be between 0 and the chunk size")
     units: list[tuple[tuple[int, int], int]] = []

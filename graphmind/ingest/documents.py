@@ -23,6 +23,7 @@ from graphmind.store.base import GraphStore, iter_batches
 from graphmind.store.schema import META_ID
 
 BATCH = 500
+DOCUMENT_BATCH = 50  # documents deleted per write (each takes its chunks along)
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def delete_documents(
     for label, node_ids in (("Community", impact.communities), ("Episode", impact.episodes)):
         for batch in iter_batches(node_ids, BATCH):
             store.run("documents/delete_nodes", {"ids": list(batch)}, write=True, label=label)
-    for batch in iter_batches(ids, 50):
+    for batch in iter_batches(ids, DOCUMENT_BATCH):
         store.run("documents/delete", {"ids": list(batch)}, write=True)
     settle_pending(store)
     if impact.touched or impact.communities:

@@ -34,7 +34,7 @@ from graphmind.extract.extractor import (
 )
 from graphmind.extract.normalize import normalize_name
 from graphmind.extract.writer import new_graph_items
-from graphmind.ingest.chunking import Chunk, chunk_text
+from graphmind.ingest.chunking import MIN_CHUNK_TOKENS, Chunk, chunk_text
 from graphmind.ingest.loaders import (
     LoadFailure,
     LoadOptions,
@@ -51,6 +51,10 @@ if TYPE_CHECKING:
 ExtractMode = Literal["llm", "none"]
 ResolveMode = Literal["link", "merge", "off"]
 LINK_BATCH = 500
+PLAN_BATCH = 1000  # document sources whose build state one query reads
+EMBED_BATCH = 256  # texts per embedder call
+SAME_AS_NEIGHBOURS = 6  # nearest entities checked as near-duplicates of a pending one
+SAME_FIRST_LAST = 0.9  # name similarity of multi-word names that share first and last word
 DEFAULT_CHUNK_SIZE = 512
 REJECTED = (QueryFailedError, QueryParameterError)  # the store refused one query's data
 
@@ -248,7 +252,7 @@ class BuildPipeline:
         with self._stage("plan"):
             states: dict[str, dict[str, Any]] = {}
             sources = [d.source for d in documents]
-            for batch in iter_batches(sources, 1000):
+            for batch in iter_batches(sources, PLAN_BATCH):
                 for row in self.store.run("build/document_states", {"sources": batch}):
                     states[row["source"]] = row
         planned = []
@@ -271,8 +275,8 @@ class BuildPipeline:
         if self.options.chunk_size is not None:
             return self.options.chunk_size
         limit = getattr(self.embedder, "max_tokens", None)
-        if isinstance(limit, int) and 8 <= limit < DEFAULT_CHUNK_SIZE:
-            return max(limit, self.options.chunk_overlap + 8)
+        if isinstance(limit, int) and MIN_CHUNK_TOKENS <= limit < DEFAULT_CHUNK_SIZE:
+            return max(limit, self.options.chunk_overlap + MIN_CHUNK_TOKENS)
         return DEFAULT_CHUNK_SIZE
 
     def chunk(self, planned: Sequence[_Planned]) -> None:
@@ -350,7 +354,7 @@ class BuildPipeline:
             unique = list(dict.fromkeys(text for _, text in targets))
             self.progress.start("embeddings", len(unique))
             vectors: dict[str, list[float]] = {}
-            for batch in iter_batches(unique, 256):
+            for batch in iter_batches(unique, EMBED_BATCH):
                 for text, vector in zip(batch, self.embedder.embed(batch), strict=True):
                     vectors[text] = vector
                 self.progress.advance("embeddings", len(batch))
@@ -449,7 +453,11 @@ class BuildPipeline:
         for batch in iter_batches(pending, LINK_BATCH):
             candidates += self.store.run(
                 "build/similar_entities",
-                {"ids": batch, "k": 6, "min_similarity": self.options.same_as_similarity},
+                {
+                    "ids": batch,
+                    "k": SAME_AS_NEIGHBOURS,
+                    "min_similarity": self.options.same_as_similarity,
+                },
             )
         pairs: dict[tuple[str, str], dict[str, Any]] = {}
         for c in sorted(candidates, key=lambda c: (c["id"], -c["similarity"], c["other"])):
@@ -539,16 +547,16 @@ def _same_facts(first: TripletRow, row: TripletRow) -> TripletRow:
 
 
 def name_similarity(a: str, b: str) -> float:
-    """How alike two names are: a character ratio of the normalised names, or 0.9 when
-    both have several words and agree on the first and last ("Marie Curie" and
-    "Marie Sklodowska Curie")."""
+    """How alike two names are: a character ratio of the normalised names, or at least
+    ``SAME_FIRST_LAST`` when both have several words and agree on the first and last
+    ("Marie Curie" and "Marie Sklodowska Curie")."""
     x, y = normalize_name(a), normalize_name(b)
     if not x or not y:
         return 0.0
     ratio = difflib.SequenceMatcher(None, x, y).ratio()
     wx, wy = x.split(), y.split()
     if len(wx) > 1 and len(wy) > 1 and wx[0] == wy[0] and wx[-1] == wy[-1]:
-        return max(ratio, 0.9)
+        return max(ratio, SAME_FIRST_LAST)
     return ratio
 
 

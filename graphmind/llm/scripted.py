@@ -13,14 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from graphmind.core.errors import LLMError
+from graphmind.core.text import CHARS_PER_TOKEN
 from graphmind.llm.base import Completion, Message
 
 Responder = Callable[[list[Message]], str | Completion]
 
 
 def estimate_tokens(text: str) -> int:
-    """A deterministic token estimate: one token per four characters, at least one."""
-    return max(1, len(text) // 4)
+    """A deterministic token estimate: one token per ``CHARS_PER_TOKEN`` characters, at
+    least one."""
+    return max(1, len(text) // CHARS_PER_TOKEN)
 
 
 class ScriptedProvider:

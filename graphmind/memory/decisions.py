@@ -14,9 +14,11 @@ from typing import Any
 from graphmind.core.decision import Decision, Round
 from graphmind.core.ids import digest
 from graphmind.memory import stats
+from graphmind.memory.querytypes import type_label
 from graphmind.store.base import GraphStore, Row
 
 SNIPPET_CHARS = 300
+TOP_RELEVANT = 5  # used chunks listed on the RETRIEVED_VIA edge
 
 
 @dataclass
@@ -194,7 +196,7 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
         if not rv.query_type
         else {
             "id": rv.query_type,
-            "label": " ".join(decision.question.split())[:80],
+            "label": type_label(decision.question),
             "vector": [float(x) for x in rv.query_vector],
         },
         "retrieval": {
@@ -206,7 +208,9 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
             "excluded": [str(x) for x in rv.excluded],
             "candidates_pre": int(rv.candidates_pre),
             "candidates_post": int(rv.candidates_post),
-            "top_relevant": [e["chunk"] for e in evaluated if e["verdict"] == "used"][:5],
+            "top_relevant": [e["chunk"] for e in evaluated if e["verdict"] == "used"][
+                :TOP_RELEVANT
+            ],
             "judged": int(rv.judged),
             "profiled": int(rv.profiled),
             "latency_ms": float(rv.latency_ms),

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from graphmind.core.text import CHARS_PER_TOKEN
 from graphmind.store.base import GraphStore
 
-CHARS_PER_TOKEN = 4
 VERDICTS = ("used", "rejected")
 
 

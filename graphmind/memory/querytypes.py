@@ -61,8 +61,12 @@ def assign_query_type(
             max(0.0, float(row["distance"])),
             int(row["count"] or 0),
         )
-    label = " ".join(question.split())[:LABEL_CHARS]
-    return QueryTypeMatch(digest("query-type", question), label, True, 0.0, 0)
+    return QueryTypeMatch(digest("query-type", question), type_label(question), True, 0.0, 0)
+
+
+def type_label(question: str) -> str:
+    """A new query type's label: its first question, on one line, cut."""
+    return " ".join(question.split())[:LABEL_CHARS]
 
 
 def nearest(

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions
-from graphmind.communities.centrality import personalized_pagerank_ranking
+from graphmind.communities.centrality import PPR_ENTITIES, personalized_pagerank_ranking
 from graphmind.core.recipes import PPR
 from graphmind.store.base import GraphStore
 
 SEED_SIMILARITY = 0.8  # an entity vector this close to the query's is a seed
-PPR_ENTITIES = 50  # top entities by PageRank whose chunks are ranked
 
 
 class PersonalizedPageRank:
