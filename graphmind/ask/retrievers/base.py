@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from graphmind.store.base import GraphStore
 
@@ -53,3 +53,14 @@ def chunks_in_order(rows: list[dict[str, str]], key: str, order: Ranking) -> Ran
     for row in ranked:
         seen.setdefault(row["chunk"], None)
     return list(seen)
+
+
+def nearest_then_chunks(
+    store: GraphStore, label: str, query: Query, width: int, statement: str, **params: Any
+) -> Ranking:
+    """The chunks the ``width`` ``label`` nodes nearest the query lead to (by the named
+    ``statement``, whose rows hold the node's id under ``label.lower()`` and a ``chunk``),
+    in the nodes' order."""
+    ids = [h.id for h in store.vector_search(label, query.vector, width)]
+    rows = store.run(statement, {"ids": ids, **params})
+    return chunks_in_order(rows, label.lower(), ids)

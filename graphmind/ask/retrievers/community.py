@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, chunks_in_order
+from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, nearest_then_chunks
 from graphmind.core.recipes import COMMUNITY
 from graphmind.store.base import GraphStore
 
@@ -14,10 +14,11 @@ class CommunityChunks:
     source = "vector:community"
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
-        hits = store.vector_search("Community", query.vector, options.summaries)
-        communities = [h.id for h in hits]
-        rows = store.run(
+        return nearest_then_chunks(
+            store,
+            "Community",
+            query,
+            options.summaries,
             "ask/chunks_for_communities",
-            {"ids": communities, "per_community": options.per_summary},
+            per_community=options.per_summary,
         )
-        return chunks_in_order(rows, "community", communities)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, chunks_in_order
+from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, nearest_then_chunks
 from graphmind.core.recipes import EPISODE
 from graphmind.store.base import GraphStore
 
@@ -14,6 +14,6 @@ class EpisodeChunks:
     source = "vector:episode"
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
-        episodes = [h.id for h in store.vector_search("Episode", query.vector, options.summaries)]
-        rows = store.run("ask/chunks_for_episodes", {"ids": episodes})
-        return chunks_in_order(rows, "episode", episodes)
+        return nearest_then_chunks(
+            store, "Episode", query, options.summaries, "ask/chunks_for_episodes"
+        )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, chunks_in_order
+from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, nearest_then_chunks
 from graphmind.core.recipes import TRIPLET
 from graphmind.store.base import GraphStore
 
@@ -14,6 +14,6 @@ class TripletChunks:
     source = "vector:triplet"
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
-        triplets = [h.id for h in store.vector_search("Triplet", query.vector, options.per_list)]
-        rows = store.run("ask/chunks_for_triplets", {"ids": triplets})
-        return chunks_in_order(rows, "triplet", triplets)
+        return nearest_then_chunks(
+            store, "Triplet", query, options.per_list, "ask/chunks_for_triplets"
+        )
