@@ -14,7 +14,13 @@ import pytest
 
 from buildkit import HASH_SPEC, build, provider_of, scripted_llm
 from conftest import StoreFactory
-from graphmind.ask.loop import ABSTAIN_ANSWER, AskLoop, AskOptions
+from graphmind.ask.loop import (
+    ABSTAIN_ANSWER,
+    AskLoop,
+    AskOptions,
+    question_entities,
+    restates_question,
+)
 from graphmind.ask.retrieve import RetrieveOptions
 from graphmind.core.decision import Decision
 from graphmind.core.errors import LLMError
@@ -214,6 +220,98 @@ def test_an_ungrounded_later_answer_does_not_replace_a_grounded_one(
     assert decision.rounds[1].judgement.draft_answer == "Lisbon"
     assert decision.rounds[1].judgement.confidence == 0.0
     assert decision.answer == "Silent Harbor"
+
+
+def test_round_one_sends_the_naive_baselines_prompt(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """With nothing added to round 1 (the default), its answer call is exactly naive's:
+    same passages, same order, same prompt (a cache or a KV prefix answers it once)."""
+    sent: list[list[Message]] = []
+
+    def records(messages: list[Message]) -> str:
+        if not is_check(messages) and messages[0]["content"].startswith("You answer"):
+            sent.append(messages)
+        return responder(messages)
+
+    loop(corpus_store, tmp_path / "naive", records, mode="naive").ask(QUESTION)
+    loop(corpus_store, tmp_path / "loop", records, max_rounds=1).ask(QUESTION)
+    assert len(sent) == 2 and sent[0] == sent[1]
+
+
+def test_an_answer_that_only_repeats_the_question_goes_on_and_is_replaced(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """A name from the question is no answer, even when the model's check calls it
+    complete: the loop goes on, and a supported later answer replaces it."""
+    calls = {"answer": 0}
+
+    def echoes(messages: list[Message]) -> str:
+        if is_check(messages) and json.loads(messages[-2]["content"])["answer"] == "Aldo Vance":
+            query = "Silent Harbor recorded location"
+            return json.dumps({"complete": True, "missing": "", "query": query})
+        if not is_check(messages) and messages[0]["content"].startswith("You answer"):
+            calls["answer"] += 1
+            if calls["answer"] == 1:
+                found = candidates_in(messages)
+                first = [n for n, t in found.items() if FIRST_HOP in t]
+                return json.dumps({"answer": "Aldo Vance", "citations": first})
+        return responder(messages)
+
+    decision = loop(corpus_store, tmp_path, echoes).ask(QUESTION)
+    assert len(decision.rounds) == 2
+    assert decision.rounds[0].judgement.draft_answer == "Aldo Vance"
+    assert decision.answer == "Port Ellis"
+
+
+def test_a_later_answer_that_does_not_build_on_the_kept_one_does_not_replace_it(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """Round 2 answers from a passage that never mentions round 1's (supported) answer:
+    that is a different guess, not the next hop, so round 1's answer stands."""
+    calls = {"answer": 0}
+
+    def drifts(messages: list[Message]) -> str:
+        if not is_check(messages) and messages[0]["content"].startswith("You answer"):
+            calls["answer"] += 1
+            if calls["answer"] > 1:
+                found = candidates_in(messages)
+                other = [n for n, t in found.items() if "Dunmore" in t]
+                return json.dumps({"answer": "Dunmore", "citations": other})
+        return responder(messages)
+
+    decision = loop(corpus_store, tmp_path, drifts, follow_up=5).ask(QUESTION)
+    assert len(decision.rounds) == 2
+    assert decision.rounds[1].judgement.draft_answer == "Dunmore"
+    assert decision.rounds[1].judgement.confidence == 1.0  # stated by what it cites
+    assert decision.answer == "Silent Harbor"
+
+
+@pytest.mark.parametrize(
+    ("question", "entities"),
+    [
+        (QUESTION, ["Aldo Vance"]),
+        (
+            "When was the sibling of Alice de Lusignan, Countess of Surrey crowned?",
+            ["Alice de Lusignan", "Countess of Surrey"],
+        ),
+        ('Who sang "My Favourite Fabric" first?', ["My Favourite Fabric"]),
+        (
+            "Which film came out first, The Love Route or Engal Aasan?",
+            ["Love Route", "Engal Aasan"],
+        ),
+        ("what year did it end?", []),
+    ],
+)
+def test_question_entities(question: str, entities: list[str]) -> None:
+    assert question_entities(question) == entities
+
+
+def test_an_answer_made_of_the_questions_words_restates_it() -> None:
+    asked = "Who is the president of the organization that Avery Brundage is a member of?"
+    assert restates_question(asked, "Avery Brundage")
+    assert not restates_question(asked, "Thomas Bach")
+    assert not restates_question("Which came first, Alpha or Beta?", "Alpha")
 
 
 def test_no_call_of_the_loop_can_run_to_the_general_token_cap(

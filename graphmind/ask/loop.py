@@ -36,6 +36,7 @@ from graphmind.core.decision import (
     Candidate,
     Citation,
     Decision,
+    EntityCoverage,
     Judgement,
     Retrieval,
     Round,
@@ -82,7 +83,7 @@ class AskOptions:
     mode: Literal["loop", "naive", "judged"] = "loop"
     max_rounds: int = 2
     k: int = 10  # the naive baseline's passages; round 1 shows these first
-    extra: int = 4  # round 1: more candidates from the other retrievers, after those k
+    extra: int = 0  # round 1: more candidates from the other retrievers, after those k
     follow_up: int = 6  # later rounds: new candidates beside the cited ones
     context_tokens: int = 2500
     expand: bool = True
@@ -164,7 +165,7 @@ class AskLoop:
                 asked, reply = self.read(state, found)
                 final = number == self.options.max_rounds
                 check = None if final else self.check(state, asked, reply)
-                judgement = grade(found, reply, check)
+                judgement = grade(state.question, found, reply, check)
                 state.checks.append(check)
                 self.remember(state, number, queries, found, judgement)
                 if final or not self.goes_on(state, judgement, check):
@@ -205,7 +206,7 @@ class AskLoop:
         """Round 1: the question. Later: the question (anchor) and the follow-up query."""
         if not state.rounds:
             return [state.question]
-        return [state.question, *_new_queries(state)[:1]]
+        return [state.question, *_follow_up(state)[:1]]
 
     def retrieve(self, state: _State, queries: list[str]) -> list[Candidate]:
         """Hybrid retrieval for each query, fused with the graph expansion; earlier used
@@ -224,7 +225,8 @@ class AskLoop:
             width = state.k + self.options.extra
             fused = [f for f in fuse(lists, FUSE_ALL) if f[0] not in exclude]
             if not state.rounds:  # the naive baseline's passages first, in its order
-                fused = _vector_first(fused, lists[0].get(VECTOR_CHUNK, []), state.k)
+                hits = self.store.vector_search("Chunk", vectors[0], state.k)
+                fused = _vector_first(fused, [(h.id, h.similarity) for h in hits])
             state.fused.update(f[0] for f in fused)
             excluded = state.memory.exclude([f[0] for f in fused])
             fused = [f for f in fused if f[0] not in excluded]
@@ -289,13 +291,17 @@ class AskLoop:
             self.on_round(round_)
 
     def goes_on(self, state: _State, j: Judgement, check: Check | None) -> bool:
-        """Another round only when it can pay: a query not asked before, and no answer yet
-        or a missing link that says more than the question and the answer already do."""
-        if check is None or not _new_queries(state):
+        """Another round only when it can pay, and with a query not asked before (the
+        check's, else the question's entities the citations miss): the evidence does not
+        support the answer (none, not stated by what it cites, or only a name from the
+        question), or the check names a missing link that says more than the question and
+        the answer already do. The model's "complete" alone does not stop a round that
+        has no supported answer."""
+        if check is None or not _follow_up(state):
             return False
-        if check.complete and j.draft_answer and j.confidence >= GROUNDED:
-            return False
-        return not (j.draft_answer and restates(check.missing, state.question, j.draft_answer))
+        if not grounded(state.question, j):
+            return True
+        return not check.complete and not restates(check.missing, state.question, j.draft_answer)
 
     def evolve(self, state: _State, j: Judgement) -> None:
         """The evolving sub-graph (extract triplets from used chunks that have none), then
@@ -348,15 +354,17 @@ class AskLoop:
             state.rounds[-1].extracted = write_extractions(self.store, self.embedder, results)
 
     def answer(self, state: _State) -> tuple[Round | None, str, list[Candidate]]:
-        """The answer of the last round whose answer is grounded in what it cites, else
-        the first answer given (round 1 saw the naive baseline's passages), else an
+        """The first answer given (round 1 saw the naive baseline's passages), replaced by
+        a later round's only when that one has better support (see ``better``), else an
         abstention (no round): a weak later round never throws away a supported earlier
         answer. Returns the chosen round, the answer and the passages it cites."""
         answered = [r for r in state.rounds if r.judgement.draft_answer]
         if not answered:
             return None, ABSTAIN_ANSWER, []
-        grounded = [r for r in answered if r.judgement.confidence >= GROUNDED]
-        chosen = grounded[-1] if grounded else answered[0]
+        chosen = answered[0]
+        for r in answered[1:]:
+            if better(state.question, r, chosen):
+                chosen = r
         j = chosen.judgement
         cited = [chosen.candidates[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
         return chosen, j.draft_answer, cited or _supporting(chosen.candidates, j.draft_answer)
@@ -386,7 +394,7 @@ class AskLoop:
         with self._timed(state, "llm"):
             out = self.llm.structured("answer", messages, Answer, max_tokens=ANSWER_MAX_TOKENS)
         out.citations = [n for n in out.citations if 1 <= n <= len(found)]
-        judgement = grade(found, out, None)
+        judgement = grade(state.question, found, out, None)
         state.checks.append(None)
         self.remember(state, 1, [state.question], found, judgement)
 
@@ -418,7 +426,9 @@ class AskLoop:
             out = self.llm.structured("judge", messages, JudgedAnswer, max_tokens=cap)
         verdicts = _one_verdict_per_candidate(out.verdicts, len(found))
         used = [v.ref for v in verdicts if v.verdict == "used"]
-        judgement = grade(found, Answer.model_construct(answer=out.answer, citations=used), None)
+        judgement = grade(
+            state.question, found, Answer.model_construct(answer=out.answer, citations=used), None
+        )
         given = {v.ref: v for v in verdicts}
         judgement.verdicts = [given.get(v.ref, v) for v in judgement.verdicts]
         state.checks.append(None)
@@ -499,13 +509,14 @@ class AskLoop:
                 state.pending_store_ms += ms
 
 
-def grade(found: list[Candidate], reply: Answer, check: Check | None) -> Judgement:
+def grade(question: str, found: list[Candidate], reply: Answer, check: Check | None) -> Judgement:
     """A round's judgement from its answer, its citations and the answer's check.
 
     Cited passages are used, the others rejected. The confidence is how much of the
     answer the best cited passage states (its grounding); the grade is EXACT when one cited
     passage states it, INFERRABLE when it rests on several, PARTIAL when the check found
-    a missing link or the citations do not state the answer, NONE without an answer.
+    a missing link or the citations do not state the answer, NONE without an answer. The
+    coverage says which entities the question names the cited passages mention.
     """
     answer = "" if reply.abstain else reply.answer.strip()
     cited = [n for n in reply.citations if 1 <= n <= len(found)]
@@ -537,15 +548,21 @@ def grade(found: list[Candidate], reply: Answer, check: Check | None) -> Judgeme
     else:
         sufficiency = Sufficiency.INFERRABLE
     missing = "" if check is None or check.complete else check.missing.strip()
-    query = "" if check is None or check.complete else check.query.strip()
+    query = "" if check is None else check.query.strip()  # kept for an unsupported answer
     if not answer and not query:
         query = missing  # with nothing answered, the missing fact is the search
     cue = f"Answer {answer!r} from passages {cited}" if answer else ""
+    said = [f"{found[n - 1].title} {found[n - 1].text}" for n in cited]
+    coverage = [
+        EntityCoverage(entity=e, covered=grounding(e, said) >= GROUNDED)
+        for e in question_entities(question)
+    ]
     return Judgement(
         verdicts=verdicts,
         draft_answer=answer,
         sufficiency=sufficiency,
         confidence=confidence,
+        coverage=coverage,
         missing=missing,
         probes=[query] if query else [],
         cue=cue,
@@ -626,20 +643,112 @@ def restates(missing: str, question: str, answer: str) -> bool:
     return not said or said <= _stems(question) | _stems(answer)
 
 
-def _new_queries(state: _State) -> list[str]:
-    """The last round's follow-up queries that were not asked before."""
+def _follow_up(state: _State) -> list[str]:
+    """The next round's query, not asked before: the last check's follow-up query, else
+    the question's entities that the last round's citations do not mention."""
     asked = {q.lower() for q in state.queries}
-    return [p for p in state.rounds[-1].judgement.probes if p.lower() not in asked]
+    j = state.rounds[-1].judgement
+    missed = " ".join(c.entity for c in j.coverage if not c.covered)
+    options = [*j.probes, missed] if missed else j.probes
+    return [p for p in options if p and p.lower() not in asked]
+
+
+_CONNECTOR = r"(?:of|de|del|da|di|du|la|le|van|von|der|den|the|and|&|on|upon|in)"
+_NAME = re.compile(rf"[A-Z0-9][\w'\u2019.-]*(?:\s+(?:{_CONNECTOR}\s+)*[A-Z0-9][\w'\u2019.-]*)*")
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_OPENERS = frozenset(
+    [
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "which",
+        "where",
+        "when",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "did",
+        "does",
+        "do",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "of",
+        "the",
+        "a",
+        "an",
+        "as",
+        "by",
+        "with",
+    ]
+)
+
+
+def question_entities(question: str) -> list[str]:
+    """The names a question mentions: quoted titles and runs of capitalised words (the
+    question word that opens the sentence left out)."""
+    found = [m.group(1).strip() for m in _QUOTED.finditer(question)]
+    for m in _NAME.finditer(_QUOTED.sub(" ", question)):
+        words = m.group(0).rstrip(".").split()
+        while words and words[0].lower() in _OPENERS:
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(e for e in found if normalize_answer(e)))
+
+
+def restates_question(question: str, answer: str) -> bool:
+    """An "answer" that only repeats what the question names (a small model answering
+    "Avery Brundage" to "Who leads the organisation Avery Brundage belonged to?"); a
+    question offering a choice ("A or B?") is answered from its own words."""
+    if re.search(r"\bor\b", question, re.IGNORECASE):
+        return False
+    words = normalize_answer(answer).split()
+    return bool(words) and set(words) <= set(normalize_answer(question).split())
+
+
+def grounded(question: str, j: Judgement) -> bool:
+    """Whether a round's answer is supported: a cited passage states it, and it is not
+    just a name from the question."""
+    return (
+        bool(j.draft_answer)
+        and j.confidence >= GROUNDED
+        and not restates_question(question, j.draft_answer)
+    )
+
+
+def better(question: str, new: Round, old: Round) -> bool:
+    """Whether a later round's answer replaces the one kept: it is supported, and the kept
+    one is not, or it builds on it (its cited passages state the kept answer: the kept
+    answer was the bridge to this one, as in a two-hop question)."""
+    j, kept = new.judgement, old.judgement
+    if not grounded(question, j) or j.draft_answer == kept.draft_answer:
+        return False
+    if not grounded(question, kept):
+        return True
+    cited = [
+        f"{new.candidates[v.ref - 1].title} {new.candidates[v.ref - 1].text}"
+        for v in j.verdicts
+        if v.verdict == "used" and 1 <= v.ref <= len(new.candidates)
+    ]
+    return grounding(kept.draft_answer, cited) >= GROUNDED
 
 
 def _vector_first(
-    fused: list[tuple[str, float, list[str]]], vector: list[str], k: int
+    fused: list[tuple[str, float, list[str]]], head: list[tuple[str, float]]
 ) -> list[tuple[str, float, list[str]]]:
-    """The fused list with the vector list's top ``k`` first, in vector order."""
-    first = vector[:k]
+    """The fused list with the naive baseline's vector hits first, in its order (the
+    same search naive runs, so round 1 sends naive's prompt when nothing is added)."""
     by_id = {f[0]: f for f in fused}
-    head = [by_id[c] for c in first if c in by_id]
-    return head + [f for f in fused if f[0] not in set(first)]
+    first = [by_id.get(c, (c, score, [VECTOR_CHUNK])) for c, score in head]
+    ids = {c for c, _ in head}
+    return first + [f for f in fused if f[0] not in ids]
 
 
 def _supporting(evidence: list[Candidate], answer: str) -> list[Candidate]:
