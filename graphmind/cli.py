@@ -16,7 +16,7 @@ from graphmind import __version__
 from graphmind.ask.loop import AskOptions
 from graphmind.cli_progress import make_console
 from graphmind.config import Settings, load_settings
-from graphmind.core.errors import GraphMindError, QueryFailedError
+from graphmind.core.errors import GraphMindError, InterruptedBuildError, QueryFailedError
 from graphmind.doctor import DoctorReport, run_doctor
 from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS
 from graphmind.factories import open_store
@@ -29,6 +29,7 @@ _ARGS = "graphmind.args"
 
 
 def _fail(exc: GraphMindError) -> NoReturn:
+    """One red line, and the exit code the error's class carries (``core.errors``)."""
     err.print(f"[bold red]error:[/] {exc}", highlight=False)
     sys.exit(exc.exit_code)
 
@@ -271,7 +272,7 @@ def build(
             f"{report.documents_not_reached} not reached; run the same command again to resume",
             highlight=False,
         )
-        sys.exit(130)
+        sys.exit(InterruptedBuildError.exit_code)
     if problem:
         if not as_json:
             err.print(f"[bold red]error:[/] {problem}", highlight=False)

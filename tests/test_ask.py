@@ -347,4 +347,4 @@ def test_graphmind_trace_prints_a_past_decision(tmp_path: Path, store_env: dict[
     as_json = cli("trace", decision.id, "--json")
     assert json.loads(as_json.stdout)["answer"] == "Port Ellis"
     missing = cli("trace", "nope")
-    assert missing.returncode == 2 and "no decision 'nope'" in missing.stderr
+    assert missing.returncode == 3 and "no decision 'nope'" in missing.stderr

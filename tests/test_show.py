@@ -185,7 +185,7 @@ def test_show_cli_errors(tmp_path: Path) -> None:
     both = cli("show", decision.id, "--chunk", "x")
     assert both.returncode == 2 and "give one of" in both.stderr
     missing = cli("show", "--query-type", "nope", "-o", str(tmp_path / "x.html"))
-    assert missing.returncode == 2 and "no query type 'nope'" in missing.stderr
+    assert missing.returncode == 3 and "no query type 'nope'" in missing.stderr
     assert not (tmp_path / "x.html").exists()
     default = cli("show", "--chunk", decision.citations[0].chunk_id)
     assert default.returncode == 0, default.stderr
