@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from graphmind.eval.runner import EvalOptions
     from graphmind.ingest.documents import DeleteReport, DocumentDetail, DocumentInfo
     from graphmind.llm import LLM
-    from graphmind.memory.decisions import DecisionTrace
     from graphmind.memory.feedback import FeedbackResult
     from graphmind.memory.prune import PruneReport
 
@@ -131,7 +130,7 @@ def ask(
         return AskLoop(store, embedder, llm, options, on_round).ask(question)
 
 
-def trace(decision_id: str, settings: Settings | None = None) -> DecisionTrace:
+def trace(decision_id: str, settings: Settings | None = None) -> Decision:
     """A past decision read back from the graph."""
     from graphmind.memory.decisions import read_decision
 

@@ -342,7 +342,7 @@ def ask(
 ) -> None:
     """Answer a question from the graph, with citations; the reasoning is recorded in it."""
     from graphmind import api
-    from graphmind.cli_ask import decision_as_dict, print_decision, print_round
+    from graphmind.memory.render import decision_as_dict, print_decision, print_round
     from graphmind.memory.session import MemoryOptions
 
     options = AskOptions(
@@ -366,11 +366,11 @@ def ask(
 def trace_command(settings: Callable[[], Settings], decision_id: str, as_json: bool) -> None:
     """Read a past decision back from the graph: rounds, candidates, verdicts, citations."""
     from graphmind import api
-    from graphmind.memory.render import print_trace, trace_as_dict
+    from graphmind.memory.render import decision_as_dict, print_trace
 
     found = api.trace(decision_id, settings())
     if as_json:
-        click.echo(json.dumps(trace_as_dict(found), indent=2, default=str))
+        click.echo(json.dumps(decision_as_dict(found), indent=2, default=str))
     else:
         print_trace(found, out)
 

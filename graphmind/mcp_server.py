@@ -165,11 +165,11 @@ class GraphMindTools:
     def trace(self, decision_id: str) -> dict[str, Any]:
         """A past decision read back from the graph."""
         from graphmind import api
-        from graphmind.memory.render import trace_as_dict
+        from graphmind.memory.render import decision_as_dict
 
         if not decision_id.strip():
             raise BadInputError("give a decision id")
-        return trace_as_dict(api.trace(decision_id.strip(), self.settings()))
+        return decision_as_dict(api.trace(decision_id.strip(), self.settings()))
 
     def feedback(
         self, decision_id: str, correct: bool | None = None, gold: str | None = None
