@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from graphmind.communities.pipeline import CommunityOptions, CommunityStats, build_communities
 from graphmind.config import Settings, load_settings
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError, ConfigError, EmptyStoreError, NotFoundError
 from graphmind.core.progress import Progress
 from graphmind.factories import open_store
 from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, BuildReport
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from graphmind.eval.runner import EvalOptions
     from graphmind.ingest.documents import DeleteReport, DocumentDetail, DocumentInfo
     from graphmind.llm import LLM
-    from graphmind.memory.decisions import DecisionTrace
     from graphmind.memory.feedback import FeedbackResult
     from graphmind.memory.prune import PruneReport
 
@@ -114,7 +113,7 @@ def ask(
     from graphmind.factories import make_embedder, make_llm
 
     if not question.strip():
-        raise ConfigError("the question is empty")
+        raise BadInputError("the question is empty")
     config = settings or load_settings()
     llm = make_llm(config, cache_dir=config.state_dir())
     if llm is None:
@@ -125,18 +124,20 @@ def ask(
     embedder = make_embedder(config)
     with open_store(config, shared=True) as store:
         if store.counts()["Chunk"] == 0:
-            raise ConfigError(f"the store {store.location} has no documents: run graphmind build")
+            raise EmptyStoreError(
+                f"the store {store.location} has no documents: run graphmind build"
+            )
         return AskLoop(store, embedder, llm, options, on_round).ask(question)
 
 
-def trace(decision_id: str, settings: Settings | None = None) -> DecisionTrace:
+def trace(decision_id: str, settings: Settings | None = None) -> Decision:
     """A past decision read back from the graph."""
     from graphmind.memory.decisions import read_decision
 
     with open_store(settings or load_settings(), shared=True) as store:
         found = read_decision(store, decision_id)
     if found is None:
-        raise ConfigError(f"no decision {decision_id!r} in the store")
+        raise NotFoundError(f"no decision {decision_id!r} in the store")
     return found
 
 

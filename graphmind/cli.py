@@ -16,7 +16,7 @@ from graphmind import __version__
 from graphmind.ask.loop import AskOptions
 from graphmind.cli_progress import make_console
 from graphmind.config import Settings, load_settings
-from graphmind.core.errors import GraphMindError, QueryFailedError
+from graphmind.core.errors import GraphMindError, InterruptedBuildError, QueryFailedError
 from graphmind.doctor import DoctorReport, run_doctor
 from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS
 from graphmind.factories import open_store
@@ -29,6 +29,7 @@ _ARGS = "graphmind.args"
 
 
 def _fail(exc: GraphMindError) -> NoReturn:
+    """One red line, and the exit code the error's class carries (``core.errors``)."""
     err.print(f"[bold red]error:[/] {exc}", highlight=False)
     sys.exit(exc.exit_code)
 
@@ -271,7 +272,7 @@ def build(
             f"{report.documents_not_reached} not reached; run the same command again to resume",
             highlight=False,
         )
-        sys.exit(130)
+        sys.exit(InterruptedBuildError.exit_code)
     if problem:
         if not as_json:
             err.print(f"[bold red]error:[/] {problem}", highlight=False)
@@ -341,7 +342,7 @@ def ask(
 ) -> None:
     """Answer a question from the graph, with citations; the reasoning is recorded in it."""
     from graphmind import api
-    from graphmind.cli_ask import decision_as_dict, print_decision, print_round
+    from graphmind.memory.render import decision_as_dict, print_decision, print_round
     from graphmind.memory.session import MemoryOptions
 
     options = AskOptions(
@@ -365,11 +366,11 @@ def ask(
 def trace_command(settings: Callable[[], Settings], decision_id: str, as_json: bool) -> None:
     """Read a past decision back from the graph: rounds, candidates, verdicts, citations."""
     from graphmind import api
-    from graphmind.memory.render import print_trace, trace_as_dict
+    from graphmind.memory.render import decision_as_dict, print_trace
 
     found = api.trace(decision_id, settings())
     if as_json:
-        click.echo(json.dumps(trace_as_dict(found), indent=2, default=str))
+        click.echo(json.dumps(decision_as_dict(found), indent=2, default=str))
     else:
         print_trace(found, out)
 

@@ -11,7 +11,13 @@ from pathlib import Path
 from typing import Literal
 
 from graphmind.config import Settings, parse_store_uri
-from graphmind.core.errors import ConfigError, GraphMindError, LLMError, StoreError
+from graphmind.core.errors import (
+    ConfigError,
+    GraphMindError,
+    LLMError,
+    StoreError,
+    StoreUnavailableError,
+)
 from graphmind.embed import Embedder
 from graphmind.llm import LLM, Ledger, Provider, ResponseCache
 from graphmind.llm.models import OFFLINE_MODELS, default_gguf_path, offline_model_path
@@ -50,7 +56,7 @@ def open_store(
             )
         except StoreError as exc:
             if password is None and _refused_credentials(exc):
-                raise StoreError(
+                raise StoreUnavailableError(
                     f"{exc}: no password is set; set GRAPHMIND_NEO4J_PASSWORD "
                     "(or neo4j.password in graphmind.toml)"
                 ) from exc

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmind import __version__
 from graphmind.config import Settings, load_settings
-from graphmind.core.errors import ConfigError, GraphMindError
+from graphmind.core.errors import (
+    BadInputError,
+    ConfigError,
+    EmptyStoreError,
+    GraphMindError,
+    NotFoundError,
+)
 from graphmind.store.registry import default_root
 
 if TYPE_CHECKING:
@@ -94,15 +100,15 @@ class GraphMindTools:
 
         text = query.strip()
         if not text:
-            raise ConfigError("the query is empty")
+            raise BadInputError("the query is empty")
         if not 1 <= k <= MAX_K:
-            raise ConfigError(f"k must be between 1 and {MAX_K}, got {k}")
+            raise BadInputError(f"k must be between 1 and {MAX_K}, got {k}")
         config = self.settings()
         embedder = self.embedder(config)
         vector = embedder.embed([text])[0]
         with open_store(config) as store:
             if store.counts()["Chunk"] == 0:
-                raise ConfigError(
+                raise EmptyStoreError(
                     f"the store {store.location} has no documents: run graphmind build"
                 )
             options = RetrieveOptions(per_list=max(k, 20))
@@ -140,7 +146,7 @@ class GraphMindTools:
         from graphmind.memory.session import MemoryOptions
 
         if not 1 <= max_rounds <= 10 or not 1 <= k <= MAX_K:
-            raise ConfigError(f"max_rounds must be 1-10 and k 1-{MAX_K}")
+            raise BadInputError(f"max_rounds must be 1-10 and k 1-{MAX_K}")
         options = AskOptions(max_rounds=max_rounds, k=k, memory=MemoryOptions(mode=memory))
         d = api.ask(question, options, self.settings())
         return {
@@ -159,11 +165,11 @@ class GraphMindTools:
     def trace(self, decision_id: str) -> dict[str, Any]:
         """A past decision read back from the graph."""
         from graphmind import api
-        from graphmind.memory.render import trace_as_dict
+        from graphmind.memory.render import decision_as_dict
 
         if not decision_id.strip():
-            raise ConfigError("give a decision id")
-        return trace_as_dict(api.trace(decision_id.strip(), self.settings()))
+            raise BadInputError("give a decision id")
+        return decision_as_dict(api.trace(decision_id.strip(), self.settings()))
 
     def feedback(
         self, decision_id: str, correct: bool | None = None, gold: str | None = None
@@ -172,7 +178,7 @@ class GraphMindTools:
         from graphmind import api
 
         if (correct is None) == (gold is None):
-            raise ConfigError(
+            raise BadInputError(
                 "give exactly one of `correct` (true/false) or `gold` (the right answer)"
             )
         result = api.feedback(decision_id, correct=correct, gold=gold, settings=self.settings())
@@ -185,7 +191,7 @@ class GraphMindTools:
         key = name.strip().removeprefix("audit/")
         known = audit_queries()
         if not _AUDIT_NAME.match(key) or key not in known:
-            raise ConfigError(f"no audit query {name!r}; there are: {', '.join(known)}")
+            raise NotFoundError(f"no audit query {name!r}; there are: {', '.join(known)}")
         with open_store(self.settings()) as store:
             rows = store.run(f"audit/{key}", dict(params or {}))
         return {"query": f"audit/{key}", "rows": rows}

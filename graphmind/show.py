@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError, ConfigError, NotFoundError
 from graphmind.store.base import GraphStore
 
 ViewKind = Literal["decision", "chunk", "query-type"]
@@ -114,7 +114,7 @@ def decision_view(store: GraphStore, decision_id: str) -> EvidenceView:
     """The evidence graph of one decision."""
     found = store.run("show/decision", {"id": decision_id})
     if not found:
-        raise ConfigError(f"no decision {decision_id!r} in the store")
+        raise NotFoundError(f"no decision {decision_id!r} in the store")
     d = found[0]
     view = EvidenceView(
         "decision", decision_id, f"Decision {decision_id}: {_short(d['question'], 80)}"
@@ -196,7 +196,7 @@ def chunk_view(store: GraphStore, chunk_id: str, limit: int = CHUNK_DECISIONS) -
     view = EvidenceView("chunk", chunk_id, f"Passage {chunk_id}")
     _add_chunks(view, store, [chunk_id], {})
     if chunk_id not in view.nodes:
-        raise ConfigError(f"no chunk {chunk_id!r} in the store")
+        raise NotFoundError(f"no chunk {chunk_id!r} in the store")
     view.title = f"Passage {chunk_id}: {view.nodes[chunk_id].caption}"
     for row in store.run("show/chunk_decisions", {"chunk": chunk_id, "limit": int(limit)}):
         decision = str(row["decision"])
@@ -224,7 +224,7 @@ def query_type_view(store: GraphStore, type_id: str, limit: int = TYPE_DECISIONS
     """A query type (by id or label), its latest queries, their decisions and citations."""
     rows = store.run("show/query_type", {"type": type_id, "limit": int(limit)})
     if not rows:
-        raise ConfigError(f"no query type {type_id!r} in the store (give its id or label)")
+        raise NotFoundError(f"no query type {type_id!r} in the store (give its id or label)")
     view = EvidenceView("query-type", str(rows[0]["query_type"]), "")
     root = _add_type_node(view, rows[0])
     view.title = f"Query type {root.caption}"
@@ -417,7 +417,7 @@ def _escape(text: str) -> str:
 def read_view(store: GraphStore, kind: ViewKind, ident: str) -> EvidenceView:
     """The view of ``kind`` rooted at ``ident``."""
     if not ident.strip():
-        raise ConfigError(f"give the {kind} id to show")
+        raise BadInputError(f"give the {kind} id to show")
     if kind == "decision":
         return decision_view(store, ident)
     if kind == "chunk":
@@ -432,7 +432,7 @@ def write_view(view: EvidenceView, path: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render_html(view), encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot write {target}: {exc}") from exc
+        raise BadInputError(f"cannot write {target}: {exc}") from exc
     return target
 
 

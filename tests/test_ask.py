@@ -336,9 +336,10 @@ def test_the_decision_is_in_the_graph(corpus_store: GraphStore, tmp_path: Path) 
     assert sorted(e["id"] for e in edges) == sorted(judged)  # one edge per evidence item
     assert all(e["r"] for e in edges)  # every verdict has its reason
     trace = read_decision(corpus_store, decision.id)
-    assert trace is not None and trace.answer == "Port Ellis" and len(trace.steps) == 2
-    assert trace.steps[0].missing == "Where was Silent Harbor recorded?"
-    verdicts = {c.title: c.verdict for c in trace.steps[1].candidates}
+    assert trace is not None and trace.answer == "Port Ellis" and len(trace.rounds) == 2
+    assert trace.rounds[0].judgement.missing == "Where was Silent Harbor recorded?"
+    two = trace.rounds[1]
+    verdicts = {c.title: getattr(two.verdict_of(c.id), "verdict", None) for c in two.candidates}
     assert verdicts["Aldo Vance"] == "used" and verdicts["Silent Harbor"] == "used"
 
 
@@ -445,4 +446,4 @@ def test_graphmind_trace_prints_a_past_decision(tmp_path: Path, store_env: dict[
     as_json = cli("trace", decision.id, "--json")
     assert json.loads(as_json.stdout)["answer"] == "Port Ellis"
     missing = cli("trace", "nope")
-    assert missing.returncode == 2 and "no decision 'nope'" in missing.stderr
+    assert missing.returncode == 3 and "no decision 'nope'" in missing.stderr

@@ -115,7 +115,7 @@ def test_build_command_chunk_only_then_rebuild(tmp_path: Path, store_env: dict[s
     assert second.returncode == 0, second.stderr
     assert "documents skipped (unchanged)" in second.stdout and "build summary" in second.stdout
     missing = graphmind(tmp_path, "build", str(tmp_path / "nope"), env=env)
-    assert missing.returncode == 2 and "no such file or directory" in missing.stderr
+    assert missing.returncode == 3 and "no such file or directory" in missing.stderr
     assert "Traceback" not in missing.stderr
     other = graphmind(tmp_path, "build", str(corpus), "--extract", "none", env=store_env)
     assert other.returncode == 1 and "hash:hash-384" in other.stderr  # embedder mismatch

@@ -220,7 +220,7 @@ def test_eval_json_prints_the_results(tmp_path: Path, monkeypatch: pytest.Monkey
     data = json.loads(result.stdout)
     assert len(data["records"]) == 2 and result.stderr == ""
     bad = CliRunner().invoke(main, ["eval", "musique", "--questions", "missing.json", "--json"])
-    assert bad.exit_code == 2
+    assert bad.exit_code == 3
     message = json.loads(bad.stdout)["error"]
     assert "missing.json does not exist" in message and DATA_ENV not in message
 

@@ -12,20 +12,29 @@ from rich.console import Console
 from buildkit import CORPUS, build, dump
 from conftest import StoreFactory
 from graphmind.core.decision import (
+    DECISION,
+    Agent,
     Candidate,
     Citation,
     Decision,
     Judgement,
     Retrieval,
     Round,
+    Stored,
     Sufficiency,
     Verdict,
 )
 from graphmind.core.errors import QueryFailedError, QueryParameterError
 from graphmind.core.ids import digest
 from graphmind.memory import list_decisions, read_decision, write_decision
-from graphmind.memory.decisions import SNIPPET_CHARS, agent_id, shorten, step_id
-from graphmind.memory.render import print_trace, render_trace, trace_as_dict
+from graphmind.memory.decisions import agent_id, step_id
+from graphmind.memory.render import (
+    SNIPPET_CHARS,
+    decision_as_dict,
+    print_trace,
+    render_trace,
+    shorten,
+)
 from graphmind.store.base import GraphStore
 
 MODEL = "qwen2.5-coder-0.5b"
@@ -167,16 +176,15 @@ def test_write_then_read_back_every_field(store: GraphStore, chunks: list[Chunk]
         decision.answer,
     )
     assert trace.abstained is False and trace.temporal is True
-    assert (trace.sufficiency, trace.confidence, trace.rounds) == ("EXACT", 0.9, 2)
-    assert (trace.outcome, trace.mode, trace.model, trace.query_type, trace.memory) == (
+    assert (trace.sufficiency, trace.confidence, len(trace.rounds)) == ("EXACT", 0.9, 2)
+    rv = trace.retrieval
+    assert (trace.outcome, trace.mode, trace.model, rv.query_type, rv.memory) == (
         "pending",
         "iterative",
         MODEL,
         "type-1",
         "full",
     )
-    rv = trace.retrieval
-    assert rv is not None
     assert (rv.config, rv.filters, rv.excluded, rv.explored) == (
         "narrow",
         "config=narrow; k=10",
@@ -184,13 +192,16 @@ def test_write_then_read_back_every_field(store: GraphStore, chunks: list[Chunk]
         False,
     )
     assert (rv.candidates_pre, rv.candidates_post, rv.judged, rv.profiled) == (7, 4, 5, 2)
-    assert (rv.latency_ms, rv.token_cost, rv.query_type, rv.query_type_size) == (
-        12.0,
-        1152,
-        "type-1",
-        1,
+    assert trace.stored is not None
+    assert (rv.latency_ms, rv.query_type, trace.stored.query_type_size) == (12.0, "type-1", 1)
+    # the edge's own properties: the token cost and the used evidence, in the order first judged
+    via = records(
+        store,
+        "MATCH (:Decision {id: $id})-[r:RETRIEVED_VIA]->() "
+        "RETURN r.token_cost AS cost, r.top_relevant AS top",
+        id="dec-1",
     )
-    assert rv.top_relevant == [a.id, c.id]  # the used evidence, in the order first judged
+    assert via == [{"cost": 1152, "top": [a.id, c.id]}]
     assert (trace.tokens, trace.latency_ms, trace.store_ms, trace.llm_ms) == (
         1152,
         1500.0,
@@ -198,30 +209,41 @@ def test_write_then_read_back_every_field(store: GraphStore, chunks: list[Chunk]
         1450.0,
     )
     assert trace.created_at == 1000 and trace.cues == decision.cues
-    assert trace.agent is not None
-    assert (trace.agent.id, trace.agent.model, trace.agent.prompt_version) == (
+    agent = trace.stored.agent
+    assert agent is not None
+    assert (agent.id, agent.model, agent.prompt_version) == (
         agent_id(MODEL, PROMPT),
         MODEL,
         PROMPT,
     )
-    assert (trace.agent.confidence, trace.agent.timestamp, trace.agent.outcome) == (
-        0.9,
-        1000,
-        "pending",
+    decided = records(
+        store,
+        "MATCH (:Agent)-[r:DECIDED]->(:Decision {id: $id}) "
+        "RETURN r.confidence AS confidence, r.timestamp AS timestamp, r.outcome AS outcome",
+        id="dec-1",
     )
+    assert decided == [{"confidence": 0.9, "timestamp": 1000, "outcome": "pending"}]
 
-    one, two = trace.steps
-    assert (one.id, one.round, two.id, two.round) == (
-        step_id("dec-1", 1),
-        1,
-        step_id("dec-1", 2),
-        2,
+    one, two = trace.rounds
+    steps = records(
+        store,
+        "MATCH (:Decision {id: $id})-[:HAS_STEP]->(s:Step) "
+        "RETURN s.id AS id, s.round AS round, s.sub_query AS sub_query ORDER BY round",
+        id="dec-1",
     )
+    assert steps == [
+        {"id": step_id("dec-1", 1), "round": 1, "sub_query": "Where was Marie Curie born?"},
+        {
+            "id": step_id("dec-1", 2),
+            "round": 2,
+            "sub_query": "Where was Marie Curie born? | Marie Curie birth year",
+        },
+    ]
+    assert (one.number, two.number) == (1, 2)
     assert one.queries == ["Where was Marie Curie born?"]
-    assert one.sub_query == "Where was Marie Curie born?"
-    assert two.sub_query == "Where was Marie Curie born? | Marie Curie birth year"
-    assert (one.draft_answer, one.sufficiency, one.confidence) == ("Warsaw", "PARTIAL", 0.5)
-    assert (one.missing, one.cue, one.probes) == (
+    j1, j2 = one.judgement, two.judgement
+    assert (j1.draft_answer, j1.sufficiency, j1.confidence) == ("Warsaw", "PARTIAL", 0.5)
+    assert (j1.missing, j1.cue, j1.probes) == (
         "the year of birth",
         "the birthplace is Warsaw",
         ["Marie Curie birth year"],
@@ -233,52 +255,88 @@ def test_write_then_read_back_every_field(store: GraphStore, chunks: list[Chunk]
         800.0,
         640,
     )
-    assert (two.draft_answer, two.sufficiency, two.confidence, two.missing) == (
+    assert (j2.draft_answer, j2.sufficiency, j2.confidence, j2.missing) == (
         "Warsaw, 1867",
         "EXACT",
         0.9,
         "",
     )
-    assert (two.probes, two.expanded, two.extracted, two.tokens) == ([], [], 0, 512)
+    assert (j2.probes, two.expanded, two.extracted, two.tokens) == ([], [], 0, 512)
+
+    def verdict(rnd: Round, chunk_id: str) -> tuple[str | None, str, float | None]:
+        v = rnd.verdict_of(chunk_id)
+        return (None, "", None) if v is None else (v.verdict, v.reason, v.confidence_delta)
 
     got1 = [
-        (x.rank, x.chunk_id, x.title, x.text, x.score, x.sources, x.verdict, x.reason)
-        for x in one.candidates
+        (x.id, x.title, x.text, x.score, x.sources, *verdict(one, x.id)) for x in one.candidates
     ]
     assert got1 == [
         (
-            1,
             a.id,
             a.title,
-            shorten(a.text),
+            a.text,
             0.91,
             ["vector:chunk", "fulltext"],
             "used",
             "names [the] birthplace",
+            0.4,
         ),
-        (2, b.id, b.title, shorten(b.text), 0.52, ["vector:chunk"], None, ""),
-        (3, c.id, c.title, shorten(c.text), 0.40, ["ppr"], "rejected", "about another person"),
+        (b.id, b.title, b.text, 0.52, ["vector:chunk"], None, "", None),
+        (c.id, c.title, c.text, 0.40, ["ppr"], "rejected", "about another person", -0.1),
     ]
-    assert [x.confidence_delta for x in one.candidates] == [0.4, None, -0.1]
-    got2 = [(x.rank, x.chunk_id, x.verdict, x.reason, x.confidence_delta) for x in two.candidates]
-    assert got2 == [(1, c.id, "used", "now relevant", 0.3), (2, d.id, None, "", None)]
+    got2 = [(x.id, *verdict(two, x.id)) for x in two.candidates]
+    assert got2 == [(c.id, "used", "now relevant", 0.3), (d.id, None, "", None)]
     assert two.candidates[0].sources == ["vector:chunk", "expand"]
 
-    assert [(x.rank, x.chunk_id, x.title, x.text) for x in trace.citations] == [
-        (1, a.id, a.title, shorten(a.text)),
-        (2, c.id, c.title, shorten(c.text)),
+    assert [(x.chunk_id, x.title, x.text) for x in trace.citations] == [
+        (a.id, a.title, a.text),
+        (c.id, c.title, c.text),
     ]
-    assert json.loads(json.dumps(trace_as_dict(trace)))["steps"][1]["candidates"][0] == {
-        "rank": 1,
-        "chunk_id": c.id,
+    as_json = json.loads(json.dumps(decision_as_dict(trace)))
+    assert as_json["rounds"][1]["candidates"][0] == {
+        "id": c.id,
         "title": c.title,
-        "text": shorten(c.text),
+        "text": c.text,
         "score": 0.77,
         "sources": ["vector:chunk", "expand"],
+        "triplets": [],
+        "communities": [],
+        "event_times": [],
+        "profile": "",
+    }
+    assert as_json["rounds"][1]["judgement"]["verdicts"][0] == {
+        "ref": 1,
         "verdict": "used",
         "reason": "now relevant",
         "confidence_delta": 0.3,
     }
+
+
+def test_a_decision_round_trips_through_the_graph(store: GraphStore, chunks: list[Chunk]) -> None:
+    """What the writer stores, the reader validates back into an equal model: every field
+    but the loop's working data that ``core.decision`` marks as not stored."""
+    decision = two_rounds(chunks)
+    # one verdict per candidate, in candidate order: what one RETRIEVED edge holds
+    decision.rounds[0].judgement.verdicts = [
+        Verdict(ref=1, verdict="used", reason="names [the] birthplace", confidence_delta=0.4),
+        Verdict(ref=3, verdict="rejected", reason="about another person", confidence_delta=-0.1),
+    ]
+    decision.retrieval.query_vector = [1.0, 0.0, 0.0]
+    write_decision(store, decision, agent_model=MODEL, prompt_version=PROMPT)
+    back = read_decision(store, decision.id)
+    assert back is not None
+    decision.retrieval.query_vector, decision.retrieval.query_type_new = [], False  # not stored
+    assert back == decision
+    assert DECISION.validate_python(DECISION.dump_python(back)) == back
+    assert back.stored == Stored(
+        Agent(agent_id(MODEL, PROMPT), MODEL, PROMPT), decision.question, 1
+    )
+    # a decision without a query type (memory off) round-trips too
+    plain = two_rounds(chunks, "dec-plain", 2000)
+    plain.rounds[0].judgement.verdicts = decision.rounds[0].judgement.verdicts
+    plain.retrieval = Retrieval()
+    write_decision(store, plain, agent_model=MODEL, prompt_version=PROMPT)
+    assert read_decision(store, plain.id) == plain
 
 
 def test_graph_shape(store: GraphStore, chunks: list[Chunk]) -> None:
@@ -391,11 +449,12 @@ def test_candidates_whose_chunk_is_gone_are_skipped(store: GraphStore, chunks: l
     write_decision(store, decision, agent_model=MODEL, prompt_version=PROMPT)
     trace = read_decision(store, decision.id)
     assert trace is not None
-    assert [x.chunk_id for x in trace.steps[1].candidates] == [chunks[2].id, chunks[3].id]
+    assert [x.id for x in trace.rounds[1].candidates] == [chunks[2].id, chunks[3].id]
     assert records(store, "MATCH ()-[e:EVALUATED]->() RETURN count(e) AS n") == [{"n": 2}]
     assert records(store, "MATCH ()-[e:CITED]->() RETURN count(e) AS n") == [{"n": 2}]
     # the decision still records the citation; the trace shows it without a document
     assert (trace.citations[2].chunk_id, trace.citations[2].title) == (gone.id, "")
+    assert trace.rounds[1].verdict_of(gone.id) is None
 
 
 def test_unknown_decision_and_empty_rounds(store: GraphStore, chunks: list[Chunk]) -> None:
@@ -425,8 +484,9 @@ def test_unknown_decision_and_empty_rounds(store: GraphStore, chunks: list[Chunk
     trace = read_decision(store, "dec-empty")
     assert trace is not None
     assert trace.abstained is True and trace.citations == [] and trace.cues == []
-    assert len(trace.steps) == 1 and trace.steps[0].candidates == []
-    assert trace.steps[0].sufficiency == "NONE" and trace.steps[0].queries == ["swallow airspeed"]
+    assert len(trace.rounds) == 1 and trace.rounds[0].candidates == []
+    assert trace.rounds[0].judgement.sufficiency == "NONE"
+    assert trace.rounds[0].queries == ["swallow airspeed"]
     text = _render(trace)
     assert "no candidates retrieved" in text and "abstained" in text
 

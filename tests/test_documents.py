@@ -199,7 +199,7 @@ def test_documents_command(tmp_path: Path) -> None:
     gone = graphmind(tmp_path, "documents", "delete", "corpus/curie.txt", "--json", env=env)
     assert gone.returncode == 0 and json.loads(gone.stdout)["chunks"] == 1
     missing = graphmind(tmp_path, "documents", "delete", "corpus/curie.txt", "--json", env=env)
-    assert missing.returncode == 2
+    assert missing.returncode == 3
     assert "no document matches" in json.loads(missing.stdout)["error"]
     assert "Traceback" not in missing.stderr
     left = graphmind(tmp_path, "documents", "list", "--json", env=env)

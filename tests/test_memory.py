@@ -353,7 +353,7 @@ def test_profile_sampling_and_budget(corpus_store: GraphStore, tmp_path: Path) -
 
 
 def test_decision_as_json_carries_the_memory(corpus_store: GraphStore, tmp_path: Path) -> None:
-    from graphmind.cli_ask import decision_as_dict
+    from graphmind.memory.render import decision_as_dict
 
     decision = asker(corpus_store, tmp_path, "full", Recorder()).ask(QUESTION)
     data = json.loads(json.dumps(decision_as_dict(decision)))

@@ -105,7 +105,7 @@ def test_ask_and_doctor_work_while_a_build_runs(
         with pytest.raises(StoreInUseError, match=f"in use by PID {child.pid}"):
             FalkorDBLiteStore(str(db))  # a bulk writer still waits its turn
         build = graphmind(tmp_path, "build", str(corpus), "--extract", "none", env=env)
-        assert build.returncode == 1 and f"in use by PID {child.pid}" in build.stderr
+        assert build.returncode == 5 and f"in use by PID {child.pid}" in build.stderr
     finally:
         gate.touch()
         out, _ = child.communicate(timeout=300)

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import StoreFactory
 from graphmind.core.errors import ConfigError
-from graphmind.memory.decisions import read_decision
+from graphmind.memory.decisions import read_decision, step_id
 from graphmind.show import (
     LABEL_COLOURS,
     VERDICT_COLOURS,
@@ -56,7 +56,7 @@ def test_decision_view_holds_the_evidence_graph(
     assert view.nodes[decision.id].label == "Decision"
     assert view.nodes[decision.id].properties["answer"] == "Port Ellis"
     steps = {n.id for n in view.nodes.values() if n.label == "Step"}
-    assert steps == {s.id for s in trace.steps}
+    assert steps == {step_id(decision.id, r.number) for r in trace.rounds}
     # every judged passage is coloured by its final verdict
     verdicts = {
         r["id"]: r["verdict"]
@@ -80,8 +80,8 @@ def test_decision_view_holds_the_evidence_graph(
     types = Counter(e.type for e in view.edges)
     assert types["HAS_STEP"] == len(steps) and types["DECIDED"] == 1
     assert types["EVALUATED"] == len(verdicts) and types["PART_OF"] >= 2
-    assert types["RETRIEVED"] == sum(len(s.candidates) for s in trace.steps)
-    assert trace.query_type is not None and trace.query_type in view.nodes
+    assert types["RETRIEVED"] == sum(len(r.candidates) for r in trace.rounds)
+    assert trace.retrieval.query_type in view.nodes
     assert all(e.source in view.nodes and e.target in view.nodes for e in view.edges)
 
     with pytest.raises(ConfigError, match="no decision 'nope'"):
@@ -106,12 +106,13 @@ def test_chunk_and_query_type_views(corpus_store: GraphStore, tmp_path: Path) ->
         chunk_view(corpus_store, "nope")
 
     trace = read_decision(corpus_store, first.id)
-    assert trace is not None and trace.query_type is not None
-    for key in (trace.query_type, view.nodes[trace.query_type].properties.get("label")):
+    assert trace is not None and trace.retrieval.query_type
+    query_type = trace.retrieval.query_type
+    for key in (query_type, view.nodes[query_type].properties.get("label")):
         by = query_type_view(corpus_store, str(key))
-        assert by.root == trace.query_type
+        assert by.root == query_type
         assert {n.id for n in by.nodes.values() if n.label == "Decision"} == {first.id, second.id}
-        assert aldo in by.nodes and by.nodes[trace.query_type].colour == LABEL_COLOURS["QueryType"]
+        assert aldo in by.nodes and by.nodes[query_type].colour == LABEL_COLOURS["QueryType"]
     with pytest.raises(ConfigError, match="no query type"):
         query_type_view(corpus_store, "nope")
 
@@ -185,7 +186,7 @@ def test_show_cli_errors(tmp_path: Path) -> None:
     both = cli("show", decision.id, "--chunk", "x")
     assert both.returncode == 2 and "give one of" in both.stderr
     missing = cli("show", "--query-type", "nope", "-o", str(tmp_path / "x.html"))
-    assert missing.returncode == 2 and "no query type 'nope'" in missing.stderr
+    assert missing.returncode == 3 and "no query type 'nope'" in missing.stderr
     assert not (tmp_path / "x.html").exists()
     default = cli("show", "--chunk", decision.citations[0].chunk_id)
     assert default.returncode == 0, default.stderr

@@ -28,7 +28,7 @@ from graphmind.communities.report import (
     embedding_text,
     messages_for,
 )
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError
 from graphmind.core.ids import digest
 from graphmind.core.progress import Progress, counter
 from graphmind.store.base import DELETE_BATCH, GraphStore, Projection, iter_batches
@@ -58,16 +58,16 @@ class CommunityOptions:
     max_relations: int = 40
 
     def check(self) -> None:
-        """ConfigError for values that would do something else than asked (``max_levels``
+        """BadInputError for values that would do something else than asked (``max_levels``
         0 would delete every community)."""
         if self.max_levels < 1:
-            raise ConfigError(f"levels must be at least 1 (got {self.max_levels})")
+            raise BadInputError(f"levels must be at least 1 (got {self.max_levels})")
         if self.max_size < 2:
-            raise ConfigError(
+            raise BadInputError(
                 f"the largest community size must be at least 2 (got {self.max_size})"
             )
         if not self.resolution > 0:
-            raise ConfigError(f"the resolution must be above 0 (got {self.resolution})")
+            raise BadInputError(f"the resolution must be above 0 (got {self.resolution})")
 
 
 @dataclass

@@ -1,16 +1,23 @@
 """The decision model: candidates, verdicts, rounds, retrieval metadata and the decision.
 
-What the ask loop keeps, what the decision writer puts in the graph and what the evaluation
-and the renderers read back.
+One model for what the ask loop keeps, what the decision writer puts in the graph, what
+``memory.decisions.read_decision`` validates back from it (``graphmind trace``, the MCP
+server) and what the renderers and the evaluation read. A new field is added here, in the
+writer's row and its ``.cypher`` file, and in the reader's dict.
+
+The classes are pydantic dataclasses: built positionally like dataclasses, validated (and
+validatable from plain data, see ``DECISION``). A few fields are the loop's working data and
+are not stored, so a decision read back has them at their defaults; they say so below.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, TypeAdapter, field_validator
+from pydantic.dataclasses import dataclass
 
 
 class Sufficiency(StrEnum):
@@ -31,6 +38,7 @@ class Candidate:
     title: str
     score: float
     sources: list[str] = field(default_factory=list)  # e.g. "vector:chunk", "ppr", "expand"
+    # the judge's context, not stored: the triplets, communities, times and profile shown
     triplets: list[str] = field(default_factory=list)
     communities: list[str] = field(default_factory=list)
     event_times: list[str] = field(default_factory=list)
@@ -80,7 +88,7 @@ class Judgement(BaseModel):
     sufficiency: Sufficiency = Sufficiency.NONE
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     missing: str = ""
-    coverage: list[EntityCoverage] = Field(default_factory=list)
+    coverage: list[EntityCoverage] = Field(default_factory=list)  # not stored
     probes: list[str] = Field(default_factory=list)
     cue: str = ""
 
@@ -133,8 +141,9 @@ class Retrieval:
 
     memory: str = "off"  # off | profiles | full
     query_type: str = ""  # the QueryType id the question was assigned to
-    query_type_new: bool = False  # the question opened a new type
-    query_vector: list[float] = field(default_factory=list, repr=False)
+    query_type_new: bool = False  # the question opened a new type (not stored)
+    query_vector: list[float] = field(default_factory=list, repr=False)  # not stored
+    # the rest is stored on RETRIEVED_VIA, which is written when there is a query type
     config: str = "default"  # the retrieval configuration used
     explored: bool = False  # the planner tried a configuration to learn about it
     filters: str = ""  # the configuration spelled out, e.g. "k=20; ppr=on; layers=…"
@@ -153,11 +162,31 @@ class Retrieval:
 
 @dataclass
 class Citation:
-    """A chunk the answer rests on."""
+    """A chunk the answer rests on (read back from the graph: empty title and text when
+    the chunk is no longer stored)."""
 
     chunk_id: str
     title: str
     text: str
+
+
+@dataclass
+class Agent:
+    """The model and prompt that decided (the Agent node and its DECIDED edge)."""
+
+    id: str
+    model: str
+    prompt_version: str
+
+
+@dataclass
+class Stored:
+    """What the graph holds beside a decision read back from it: who decided, and its query
+    type as it is now (its label and how many questions it holds)."""
+
+    agent: Agent | None = None
+    query_type_label: str = ""
+    query_type_size: int = 0
 
 
 @dataclass
@@ -183,3 +212,9 @@ class Decision:
     created_at: int
     outcome: str = "pending"
     retrieval: Retrieval = field(default_factory=Retrieval)
+    # set by the reader only; not part of the decision, so not compared
+    stored: Stored | None = field(default=None, compare=False)
+
+
+DECISION: TypeAdapter[Decision] = TypeAdapter(Decision)
+"""Validates a decision from plain data (what the reader assembles) and dumps one."""

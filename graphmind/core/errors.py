@@ -1,4 +1,12 @@
-"""Errors GraphMind reports to users: each carries a message fit to print as is."""
+"""Errors GraphMind reports to users: each carries a message fit to print as is, and the
+exit code the CLI ends with (the table in the README's "Exit codes" section).
+
+Each class says what went wrong. The newer ones derive from the class their raise sites
+used before (``NotFoundError`` from ``ConfigError``, ``StoreUnavailableError`` from
+``StoreError``, …), so an ``except`` clause written for the older class still catches them.
+"""
+
+from __future__ import annotations
 
 
 class GraphMindError(Exception):
@@ -13,11 +21,41 @@ class ConfigError(GraphMindError):
     exit_code = 2
 
 
+class BadInputError(ConfigError):
+    """What the user gave is unusable: an option's value, an argument, a file's contents."""
+
+    exit_code = 2
+
+
+class NotFoundError(ConfigError):
+    """A thing the user named does not exist: a decision, document, chunk, file, run, …"""
+
+    exit_code = 3
+
+
+class EmptyStoreError(ConfigError):
+    """The store holds no documents yet: there is nothing to answer from."""
+
+    exit_code = 4
+
+
+class InterruptedBuildError(ConfigError):
+    """A build stopped before it finished; running the same command again resumes it."""
+
+    exit_code = 130
+
+
 class StoreError(GraphMindError):
     """A graph store could not be opened or a query failed."""
 
 
-class StoreInUseError(StoreError):
+class StoreUnavailableError(StoreError):
+    """The store cannot be reached, started or opened (or is held by another process)."""
+
+    exit_code = 5
+
+
+class StoreInUseError(StoreUnavailableError):
     """Another process holds the embedded store's lock."""
 
     def __init__(self, path: str, pid: int | None) -> None:
@@ -46,7 +84,17 @@ class EmbedderMismatchError(StoreError):
     """The store was built with another embedding model or dimension."""
 
 
-class LLMError(GraphMindError):
+class ModelError(GraphMindError):
+    """A model (language or embedding) could not be loaded, reached or called."""
+
+    exit_code = 6
+
+
+class EmbedderError(ModelError, ConfigError):
+    """An embedding model could not be loaded or run (a ConfigError, as it was before)."""
+
+
+class LLMError(ModelError):
     """A language model could not be loaded, reached or called."""
 
 
@@ -59,3 +107,18 @@ class LLMOutputError(LLMError):
         self.task = task
         self.detail = detail
         self.attempts = attempts
+
+
+# The exit-code table: every class the CLI can end on, with the code it carries. The README's
+# "Exit codes" section lists the same (a test compares them).
+ERROR_CLASSES: tuple[type[GraphMindError], ...] = (
+    GraphMindError,
+    StoreError,
+    ConfigError,
+    BadInputError,
+    NotFoundError,
+    EmptyStoreError,
+    StoreUnavailableError,
+    ModelError,
+    InterruptedBuildError,
+)

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from graphmind.core.errors import ConfigError, GraphMindError
+from graphmind.core.errors import BadInputError, ConfigError, GraphMindError
 from graphmind.embed.spec import EmbedderSpec
 
 
@@ -84,7 +84,7 @@ class BatchedEmbedder:
 
     def __init__(self, spec: EmbedderSpec, *, batch_size: int = 64) -> None:
         if batch_size <= 0:
-            raise ConfigError(f"embedding batch size must be positive, got {batch_size}")
+            raise BadInputError(f"embedding batch size must be positive, got {batch_size}")
         self._spec = spec
         self._stats = EmbedStats()
         self.batch_size = batch_size

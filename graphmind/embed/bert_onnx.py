@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import ConfigError, EmbedderError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,7 +48,7 @@ class BertConfig:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read the model config {path}: {exc}") from exc
+            raise EmbedderError(f"cannot read the model config {path}: {exc}") from exc
         if raw.get("model_type") != "bert" or raw.get("hidden_act", "gelu") != "gelu":
             raise ConfigError(
                 f"{path}: the ONNX embedder runs BERT encoders with GELU only "
@@ -75,7 +75,7 @@ def read_safetensors(path: Path) -> dict[str, FloatArray]:
         (header_len,) = struct.unpack("<Q", data[:8])
         header = json.loads(data[8 : 8 + header_len])
     except (OSError, ValueError, struct.error) as exc:
-        raise ConfigError(f"cannot read model weights {path}: {exc}") from exc
+        raise EmbedderError(f"cannot read model weights {path}: {exc}") from exc
     base = 8 + header_len
     tensors: dict[str, FloatArray] = {}
     for name, info in header.items():
@@ -122,7 +122,7 @@ def _weight(tensors: dict[str, FloatArray], name: str) -> FloatArray:
     for key in (alt, "bert." + alt):
         if key in tensors:
             return tensors[key]
-    raise ConfigError(f"model weights have no tensor {name!r}")
+    raise EmbedderError(f"model weights have no tensor {name!r}")
 
 
 def build_model(model_dir: Path, *, pooling: str = "mean") -> bytes:

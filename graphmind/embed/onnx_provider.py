@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import ConfigError, EmbedderError
 from graphmind.embed.base import BatchedEmbedder, EmbeddingError, dimension_mismatch
 from graphmind.embed.local_models import resolve_model_path
 from graphmind.embed.spec import EmbedderSpec
@@ -146,7 +146,7 @@ class OnnxEmbedder(BatchedEmbedder):
             tokenizer.no_padding()
             tokenizer.enable_truncation(max_length=pooling.max_tokens)
         except Exception as exc:
-            raise ConfigError(f"cannot read the tokenizer {tokenizer_file}: {exc}") from exc
+            raise EmbedderError(f"cannot read the tokenizer {tokenizer_file}: {exc}") from exc
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if self.threads > 0:
@@ -162,7 +162,7 @@ class OnnxEmbedder(BatchedEmbedder):
         except ConfigError:
             raise
         except Exception as exc:
-            raise ConfigError(
+            raise EmbedderError(
                 f"cannot load embedding model {self.spec.model} from {self.model_path} "
                 f"into ONNX Runtime: {type(exc).__name__}: {exc}"
             ) from exc

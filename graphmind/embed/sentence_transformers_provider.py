@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import ConfigError, EmbedderError
 from graphmind.embed.base import BatchedEmbedder, EmbeddingError, dimension_mismatch
 from graphmind.embed.local_models import offline, resolve_model_path
 from graphmind.embed.spec import EmbedderSpec
@@ -83,7 +83,7 @@ class SentenceTransformerEmbedder(BatchedEmbedder):
                         str(self.model_path), device=self.device, local_files_only=True
                     )
             except Exception as exc:
-                raise ConfigError(
+                raise EmbedderError(
                     f"cannot load embedding model {self.spec.model} from {self.model_path} "
                     f"on device {self.device!r}: {type(exc).__name__}: {exc}"
                 ) from exc

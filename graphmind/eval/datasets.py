@@ -24,7 +24,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.core.scoring import normalize_answer
 
 DATA_ENV = "GRAPHMIND_EVAL_DATA"
@@ -133,16 +133,17 @@ def load_dataset(
     }
     key = name.lower()
     if key not in loaders:
-        raise ConfigError(f"unknown dataset {name!r}; expected one of {', '.join(DATASETS)}")
+        raise BadInputError(f"unknown dataset {name!r}; expected one of {', '.join(DATASETS)}")
     if limit is not None and limit < 1:
-        raise ConfigError(f"limit must be at least 1 (got {limit})")
+        raise BadInputError(f"limit must be at least 1 (got {limit})")
     if path is not None and not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        raise ConfigError(f"the question file {path} {what}")
+        if path.is_dir():
+            raise BadInputError(f"the question file {path} is a folder, not a file")
+        raise NotFoundError(f"the question file {path} does not exist")
     loaded = loaders[key](data_root if data_root is not None else default_data_root(), path)
     if not loaded.questions:
         files = ", ".join(str(p) for p in loaded.sources)
-        raise ConfigError(f"no usable {key} question in {files}")
+        raise BadInputError(f"no usable {key} question in {files}")
     selected = _select(loaded.questions, limit, seed)
     return EvalDataset(
         name=key,
@@ -216,28 +217,28 @@ def _answers(values: Iterable[object]) -> list[str]:
 
 def _read_json(path: Path, what: str) -> Any:
     if not path.is_file():
-        raise ConfigError(
+        raise NotFoundError(
             f"{what} not found: expected {path} (set {DATA_ENV} to the folder holding "
             "musique/, hotpotqa/, 2wikimultihopqa/ and locomo/)"
         )
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {what} {path}: {exc}") from None
+        raise BadInputError(f"cannot read {what} {path}: {exc}") from None
     try:
         if path.suffix == ".jsonl":
             return [json.loads(line) for line in text.splitlines() if line.strip()]
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{what} {path} is not valid JSON: {exc}") from None
+        raise BadInputError(f"{what} {path} is not valid JSON: {exc}") from None
     except RecursionError:
-        raise ConfigError(f"{what} {path} is JSON nested too deeply to read") from None
+        raise BadInputError(f"{what} {path} is JSON nested too deeply to read") from None
 
 
 def _records(path: Path, what: str) -> list[dict[str, Any]]:
     data = _read_json(path, what)
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise ConfigError(f"{what} {path} must be a JSON list of objects")
+        raise BadInputError(f"{what} {path} must be a JSON list of objects")
     return data
 
 
@@ -248,7 +249,7 @@ def _parse[T](path: Path, what: str, parse: Callable[[dict[str, Any]], T]) -> li
         try:
             parsed.append(parse(record))
         except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"{what} {path}: record {index} is malformed ({exc!r})") from None
+            raise BadInputError(f"{what} {path}: record {index} is malformed ({exc!r})") from None
     return parsed
 
 
@@ -366,7 +367,7 @@ def _load_locomo(root: Path, path: Path | None) -> _Loaded:
             ]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             message = f"LoCoMo file {file}: record {index} is malformed ({exc!r})"
-            raise ConfigError(message) from None
+            raise BadInputError(message) from None
         sessions[sample_id] = docs
         conversation_of.update((q.id, sample_id) for q in asked)
         questions.extend(asked)

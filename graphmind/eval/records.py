@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError
 from graphmind.core.scoring import best_exact_match, best_token_f1, is_correct
 
 RESULTS_FILE = "results.jsonl"
@@ -121,7 +121,7 @@ def load_results(run_dir: Path) -> list[QuestionResult]:
     """Every record of a run (none when it has no results file yet).
 
     A last line without its newline that does not parse is an interrupted write and is
-    skipped; any other bad line raises ConfigError.
+    skipped; any other bad line raises BadInputError.
     """
     path = run_dir / RESULTS_FILE
     if not path.is_file():
@@ -136,7 +136,7 @@ def load_results(run_dir: Path) -> list[QuestionResult]:
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             if number == len(lines):
                 break
-            raise ConfigError(f"{path}, line {number}: not a result record ({exc})") from None
+            raise BadInputError(f"{path}, line {number}: not a result record ({exc})") from None
     return records
 
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import ConfigError, NotFoundError
 from graphmind.core.scoring import CORRECT_F1
 from graphmind.eval.metrics import (
     COVERAGE_BINS,
@@ -46,7 +46,7 @@ def write_report(
 ) -> Path:
     """Write ``report.md``, ``results.json`` and the three charts; return the report's path."""
     if not results:
-        raise ConfigError(f"no evaluation results to report in {run_dir}")
+        raise NotFoundError(f"no evaluation results to report in {run_dir}")
     run_dir.mkdir(parents=True, exist_ok=True)
     meta = {"date": datetime.now(UTC).isoformat(timespec="seconds"), **meta}
     summaries = [summarize(group) for group in by_config(results).values()]
@@ -147,12 +147,12 @@ def compare_runs(run_a: Path, run_b: Path) -> str:
 
 def _run_results(run_dir: Path) -> list[QuestionResult]:
     if not run_dir.is_dir():
-        raise ConfigError(f"run directory {run_dir} does not exist")
+        raise NotFoundError(f"run directory {run_dir} does not exist")
     if not (run_dir / RESULTS_FILE).is_file():
-        raise ConfigError(f"{run_dir} is not an evaluation run: it has no {RESULTS_FILE}")
+        raise NotFoundError(f"{run_dir} is not an evaluation run: it has no {RESULTS_FILE}")
     results = load_results(run_dir)
     if not results:
-        raise ConfigError(f"evaluation run {run_dir} has no results yet")
+        raise NotFoundError(f"evaluation run {run_dir} has no results yet")
     return results
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from graphmind.ask.loop import AskLoop, AskOptions
 from graphmind.config import Settings
 from graphmind.core.decision import Candidate, Decision
-from graphmind.core.errors import ConfigError, LLMError
+from graphmind.core.errors import BadInputError, ConfigError, InterruptedBuildError, LLMError
 from graphmind.core.progress import Progress
 from graphmind.eval.datasets import EvalDataset, EvalQuestion, load_dataset, write_corpus
 from graphmind.eval.metrics import ConsistencyResult, consistency, recall_at_k
@@ -137,7 +137,7 @@ def run_eval(
     ``progress`` shows the corpus build."""
     unknown = [c for c in options.configs if c not in CONFIGS]
     if unknown or not options.configs:
-        raise ConfigError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGS)}")
+        raise BadInputError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGS)}")
     run = _Run(options, run_dir, settings, say)
     run.dataset = load_dataset(
         options.dataset,
@@ -330,7 +330,7 @@ def _bind(run: _Run) -> None:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored != identity:
             changed = sorted(k for k in identity if stored.get(k) != identity[k])
-            raise ConfigError(
+            raise BadInputError(
                 f"{run.run_dir} holds another evaluation (different {', '.join(changed)}); "
                 "use another --run-dir"
             )
@@ -385,7 +385,9 @@ def _build_into(
         llm = make_llm(run.settings, cache_dir=run.run_dir)
     report = BuildPipeline(store, embedder, llm, options, progress).run([str(corpus)])
     if report.interrupted:
-        raise ConfigError("the build was interrupted; run the same command again to resume")
+        raise InterruptedBuildError(
+            "the build was interrupted; run the same command again to resume"
+        )
     run.say(f"built in {time.perf_counter() - started:.0f}s: {report.chunks_written} chunks")
 
 

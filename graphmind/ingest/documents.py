@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.ingest.pipeline import settle_pending
 from graphmind.store.base import GraphStore, iter_batches
 from graphmind.store.schema import META_ID
@@ -89,7 +89,7 @@ def list_documents(
 ) -> list[DocumentInfo]:
     """Documents by source; ``match`` keeps those whose title or source contains it."""
     if limit < 1:
-        raise ConfigError(f"limit must be at least 1 (got {limit})")
+        raise BadInputError(f"limit must be at least 1 (got {limit})")
     rows = store.run("documents/list", {"match": match or None, "limit": int(limit)})
     return [_info(r) for r in rows]
 
@@ -137,16 +137,16 @@ def delete_documents(
     consistent. A ref that names nothing is an error; one that names several documents
     (a title shared, a corpus file) needs ``allow_many``."""
     if not refs:
-        raise ConfigError("name at least one document (an id, a title, a source or a file)")
+        raise BadInputError("name at least one document (an id, a title, a source or a file)")
     docs: dict[str, DocumentInfo] = {}
     for ref in refs:
         found = find_documents(store, ref)
         if not found:
-            raise ConfigError(f"no document matches {ref!r} (graphmind documents list)")
+            raise NotFoundError(f"no document matches {ref!r} (graphmind documents list)")
         if len(found) > 1 and not allow_many:
             names = ", ".join(f"{d.title} ({d.id})" for d in found[:5])
             more = f" and {len(found) - 5} more" if len(found) > 5 else ""
-            raise ConfigError(
+            raise BadInputError(
                 f"{ref!r} matches {len(found)} documents ({names}{more}); "
                 "name one by id, or pass --all to delete every one"
             )
@@ -234,10 +234,10 @@ def _note_decisions(store: GraphStore, impact: _Impact, docs: dict[str, Document
 def _one(store: GraphStore, ref: str) -> DocumentInfo:
     found = find_documents(store, ref)
     if not found:
-        raise ConfigError(f"no document matches {ref!r} (graphmind documents list)")
+        raise NotFoundError(f"no document matches {ref!r} (graphmind documents list)")
     if len(found) > 1:
         names = ", ".join(f"{d.title} ({d.id})" for d in found[:5])
-        raise ConfigError(f"{ref!r} matches {len(found)} documents ({names}); name one by id")
+        raise BadInputError(f"{ref!r} matches {len(found)} documents ({names}); name one by id")
     return found[0]
 
 

@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.core.ids import digest
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".json", ".jsonl")
@@ -106,11 +106,11 @@ class LoadResult:
 
 
 def check_encoding(name: str) -> str:
-    """The codec's canonical name; ConfigError for an unknown encoding."""
+    """The codec's canonical name; BadInputError for an unknown encoding."""
     try:
         return codecs.lookup(name).name
     except LookupError:
-        raise ConfigError(
+        raise BadInputError(
             f"unknown encoding {name!r} (e.g. utf-8, latin-1, cp1252, utf-16)"
         ) from None
 
@@ -172,13 +172,13 @@ def _check_named(path: Path, raw: str) -> None:
         path.stat()
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ConfigError(f"symbolic link loop: {raw}") from None
+            raise BadInputError(f"symbolic link loop: {raw}") from None
         if path.is_symlink():
             target = os.readlink(path)
-            raise ConfigError(f"broken symbolic link: {raw} -> {target}") from None
+            raise BadInputError(f"broken symbolic link: {raw} -> {target}") from None
         if exc.errno == errno.EACCES:
-            raise ConfigError(f"permission denied: {raw}") from None
-        raise ConfigError(f"no such file or directory: {raw}") from None
+            raise BadInputError(f"permission denied: {raw}") from None
+        raise NotFoundError(f"no such file or directory: {raw}") from None
 
 
 def _nothing_under(path: Path, raw: str, opts: LoadOptions) -> str:

@@ -22,7 +22,13 @@ from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphmind.core.errors import ConfigError, GraphMindError, QueryFailedError, QueryParameterError
+from graphmind.core.errors import (
+    BadInputError,
+    ConfigError,
+    GraphMindError,
+    QueryFailedError,
+    QueryParameterError,
+)
 from graphmind.core.progress import NoProgress, Progress, counter
 from graphmind.extract.extractor import (
     ChunkExtraction,
@@ -75,17 +81,17 @@ class BuildOptions:
     same_as_name_ratio: float = 0.85
 
     def check(self) -> None:
-        """ConfigError for values that would do something else than asked."""
+        """BadInputError for values that would do something else than asked."""
         if self.limit is not None and self.limit < 1:
-            raise ConfigError(f"limit must be at least 1 (got {self.limit})")
+            raise BadInputError(f"limit must be at least 1 (got {self.limit})")
         if self.batch_docs < 1:
-            raise ConfigError(f"batch_docs must be at least 1 (got {self.batch_docs})")
+            raise BadInputError(f"batch_docs must be at least 1 (got {self.batch_docs})")
         if self.chunk_size is not None and self.chunk_size < 8:
-            raise ConfigError(f"chunk size must be at least 8 tokens (got {self.chunk_size})")
+            raise BadInputError(f"chunk size must be at least 8 tokens (got {self.chunk_size})")
         if self.chunk_overlap < 0 or (
             self.chunk_size is not None and self.chunk_overlap >= self.chunk_size
         ):
-            raise ConfigError("chunk overlap must be between 0 and the chunk size")
+            raise BadInputError("chunk overlap must be between 0 and the chunk size")
 
 
 @dataclass

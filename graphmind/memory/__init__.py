@@ -3,12 +3,6 @@ evidence profiles, query types and the retrieval planner (the retrieval graph), 
 and pruning."""
 
 from graphmind.memory.decisions import (
-    DecisionTrace,
-    TraceAgent,
-    TraceCandidate,
-    TraceCitation,
-    TraceRetrieval,
-    TraceStep,
     list_decisions,
     read_decision,
     write_decision,
@@ -19,18 +13,12 @@ from graphmind.memory.prune import PruneReport, prune_evaluations
 from graphmind.memory.session import MemoryOptions, MemorySession
 
 __all__ = [
-    "DecisionTrace",
     "EvidenceProfile",
     "FeedbackResult",
     "MemoryOptions",
     "MemorySession",
     "ProfileOptions",
     "PruneReport",
-    "TraceAgent",
-    "TraceCandidate",
-    "TraceCitation",
-    "TraceRetrieval",
-    "TraceStep",
     "evidence_profiles",
     "list_decisions",
     "prune_evaluations",

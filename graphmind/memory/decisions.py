@@ -8,126 +8,49 @@ it in the same write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from graphmind.core.decision import Decision, Round
+from graphmind.core.decision import DECISION, Decision, Round
 from graphmind.core.ids import digest
 from graphmind.memory import stats
 from graphmind.memory.querytypes import type_label
 from graphmind.store.base import GraphStore, Row
 
-SNIPPET_CHARS = 300
 TOP_RELEVANT = 5  # used chunks listed on the RETRIEVED_VIA edge
 
-
-@dataclass
-class TraceAgent:
-    """The agent that decided, with its DECIDED edge."""
-
-    id: str
-    model: str
-    prompt_version: str
-    confidence: float
-    timestamp: int
-    outcome: str
-
-
-@dataclass
-class TraceCandidate:
-    """One retrieved chunk of a step, with the judge's verdict on it in that step (if any)."""
-
-    rank: int
-    chunk_id: str
-    title: str
-    text: str  # shortened to SNIPPET_CHARS
-    score: float
-    sources: list[str]
-    verdict: str | None = None
-    reason: str = ""
-    confidence_delta: float | None = None
-
-
-@dataclass
-class TraceStep:
-    """One round of the loop as stored on its Step node."""
-
-    id: str
-    round: int
-    queries: list[str]
-    sub_query: str
-    draft_answer: str
-    sufficiency: str
-    confidence: float
-    missing: str
-    cue: str
-    probes: list[str]
-    expanded: list[str]
-    extracted: int
-    store_ms: float
-    llm_ms: float
-    tokens: int
-    candidates: list[TraceCandidate] = field(default_factory=list)
-
-
-@dataclass
-class TraceCitation:
-    """A cited chunk; ``title`` and ``text`` are empty when the chunk is no longer stored."""
-
-    rank: int
-    chunk_id: str
-    title: str
-    text: str
-
-
-@dataclass
-class TraceRetrieval:
-    """The decision's RETRIEVED_VIA edge and query type: what the memory did."""
-
-    memory: str
-    config: str
-    filters: str
-    explored: bool
-    excluded: list[str]
-    candidates_pre: int
-    candidates_post: int
-    top_relevant: list[str]
-    judged: int
-    profiled: int
-    latency_ms: float
-    token_cost: int
-    query_type: str
-    query_type_label: str
-    query_type_size: int
-
-
-@dataclass
-class DecisionTrace:
-    """A decision read back from the graph: its properties, agent, steps and citations."""
-
-    id: str
-    question: str
-    answer: str
-    abstained: bool
-    sufficiency: str
-    confidence: float
-    rounds: int
-    outcome: str
-    mode: str
-    model: str
-    temporal: bool
-    tokens: int
-    latency_ms: float
-    store_ms: float
-    llm_ms: float
-    created_at: int
-    cues: list[str]
-    query_type: str | None
-    agent: TraceAgent | None
-    steps: list[TraceStep]
-    citations: list[TraceCitation]
-    retrieval: TraceRetrieval | None = None
-    memory: str = "off"
+# Decision node properties read back as the model's fields of the same name
+_DECISION_PROPS = (
+    "id",
+    "question",
+    "answer",
+    "abstained",
+    "sufficiency",
+    "confidence",
+    "outcome",
+    "mode",
+    "model",
+    "temporal",
+    "tokens",
+    "latency_ms",
+    "store_ms",
+    "llm_ms",
+    "created_at",
+    "cues",
+)
+# RETRIEVED_VIA properties read back into ``Decision.retrieval``
+_RETRIEVAL_PROPS = (
+    "config",
+    "filters",
+    "explored",
+    "excluded",
+    "candidates_pre",
+    "candidates_post",
+    "judged",
+    "profiled",
+    "latency_ms",
+)
+_STEP_PROPS = ("queries", "expanded", "extracted", "store_ms", "llm_ms", "tokens")
+_JUDGEMENT_PROPS = ("draft_answer", "sufficiency", "confidence", "missing", "cue", "probes")
 
 
 def agent_id(model: str, prompt_version: str) -> str:
@@ -282,38 +205,41 @@ def _step_row(decision_id: str, rnd: Round) -> dict[str, Any]:
     }
 
 
-def read_decision(store: GraphStore, decision_id: str) -> DecisionTrace | None:
-    """The decision's full trace read back from the graph, or None for an unknown id."""
+def read_decision(store: GraphStore, decision_id: str) -> Decision | None:
+    """The decision read back from the graph, or None for an unknown id.
+
+    It validates into the model the writer was given: equal to it but for the fields
+    ``core.decision`` marks as not stored, the verdicts on candidates no longer stored
+    (or repeated), and ``stored`` (the agent and the query type as they are now).
+    """
     found = store.run("memory/read_decision", {"id": decision_id})
     if not found:
         return None
     head = found[0]
     d: dict[str, Any] = head["decision"]
-    return DecisionTrace(
-        id=str(d["id"]),
-        question=str(d.get("question") or ""),
-        answer=str(d.get("answer") or ""),
-        abstained=bool(d.get("abstained")),
-        sufficiency=str(d.get("sufficiency") or ""),
-        confidence=_float(d.get("confidence")),
-        rounds=int(d.get("rounds") or 0),
-        outcome=str(d.get("outcome") or ""),
-        mode=str(d.get("mode") or ""),
-        model=str(d.get("model") or ""),
-        temporal=bool(d.get("temporal")),
-        tokens=int(d.get("tokens") or 0),
-        latency_ms=_float(d.get("latency_ms")),
-        store_ms=_float(d.get("store_ms")),
-        llm_ms=_float(d.get("llm_ms")),
-        created_at=int(d.get("created_at") or 0),
-        cues=[str(c) for c in d.get("cues") or []],
-        query_type=None if d.get("query_type") is None else str(d["query_type"]),
-        agent=_agent(head),
-        steps=_steps(store.run("memory/read_steps", {"id": decision_id})),
-        citations=_citations(d.get("citations") or [], head["cited"] or []),
-        retrieval=_retrieval(head),
-        memory=str(d.get("memory") or "off"),
-    )
+    via: dict[str, Any] = head.get("retrieval") or {}
+    data = {
+        "cues": [],
+        **_present(d, _DECISION_PROPS),
+        "rounds": _rounds(store.run("memory/read_steps", {"id": decision_id})),
+        "citations": _citations(d.get("citations") or [], head["cited"] or []),
+        "retrieval": {
+            **_present(via, _RETRIEVAL_PROPS),
+            **_present(d, ("memory", "query_type")),
+        },
+        "stored": {
+            "agent": None
+            if head.get("agent_id") is None
+            else {
+                "id": head["agent_id"],
+                "model": head.get("agent_model") or "",
+                "prompt_version": head.get("prompt_version") or "",
+            },
+            "query_type_label": head.get("query_type_label") or "",
+            "query_type_size": head.get("query_type_size") or 0,
+        },
+    }
+    return DECISION.validate_python(data)
 
 
 def list_decisions(store: GraphStore, limit: int = 20) -> list[dict[str, Any]]:
@@ -321,110 +247,57 @@ def list_decisions(store: GraphStore, limit: int = 20) -> list[dict[str, Any]]:
     return store.run("memory/list_decisions", {"limit": int(limit)})
 
 
-def _agent(head: Row) -> TraceAgent | None:
-    if head.get("agent_id") is None:
-        return None
-    return TraceAgent(
-        id=str(head["agent_id"]),
-        model=str(head.get("agent_model") or ""),
-        prompt_version=str(head.get("prompt_version") or ""),
-        confidence=_float(head.get("decided_confidence")),
-        timestamp=int(head.get("decided_timestamp") or 0),
-        outcome=str(head.get("decided_outcome") or ""),
-    )
+def _present(props: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """The named properties that are set (a missing one takes the model's default)."""
+    return {k: props[k] for k in names if props.get(k) is not None}
 
 
-def _retrieval(head: Row) -> TraceRetrieval | None:
-    via: dict[str, Any] | None = head.get("retrieval")
-    if via is None:
-        return None
-    return TraceRetrieval(
-        memory=str(via.get("memory") or "off"),
-        config=str(via.get("config") or ""),
-        filters=str(via.get("filters") or ""),
-        explored=bool(via.get("explored")),
-        excluded=[str(x) for x in via.get("excluded") or []],
-        candidates_pre=int(via.get("candidates_pre") or 0),
-        candidates_post=int(via.get("candidates_post") or 0),
-        top_relevant=[str(x) for x in via.get("top_relevant") or []],
-        judged=int(via.get("judged") or 0),
-        profiled=int(via.get("profiled") or 0),
-        latency_ms=_float(via.get("latency_ms")),
-        token_cost=int(via.get("token_cost") or 0),
-        query_type=str(head.get("query_type_id") or ""),
-        query_type_label=str(head.get("query_type_label") or ""),
-        query_type_size=int(head.get("query_type_size") or 0),
-    )
-
-
-def _steps(records: list[Row]) -> list[TraceStep]:
-    """Group ``memory/read_steps`` rows (one per step and retrieved chunk) into steps."""
-    steps: dict[str, TraceStep] = {}
+def _rounds(records: list[Row]) -> list[dict[str, Any]]:
+    """Rounds from ``memory/read_steps`` rows (one per step and retrieved chunk, in round
+    and rank order): the candidates still stored, and the verdicts on them renumbered."""
+    rounds: dict[str, dict[str, Any]] = {}
     for r in records:
         s: dict[str, Any] = r["step"]
-        step = steps.get(s["id"])
-        if step is None:
-            step = steps[s["id"]] = TraceStep(
-                id=str(s["id"]),
-                round=int(s.get("round") or 0),
-                queries=[str(q) for q in s.get("queries") or []],
-                sub_query=str(s.get("sub_query") or ""),
-                draft_answer=str(s.get("draft_answer") or ""),
-                sufficiency=str(s.get("sufficiency") or ""),
-                confidence=_float(s.get("confidence")),
-                missing=str(s.get("missing") or ""),
-                cue=str(s.get("cue") or ""),
-                probes=[str(p) for p in s.get("probes") or []],
-                expanded=[str(e) for e in s.get("expanded") or []],
-                extracted=int(s.get("extracted") or 0),
-                store_ms=_float(s.get("store_ms")),
-                llm_ms=_float(s.get("llm_ms")),
-                tokens=int(s.get("tokens") or 0),
-            )
+        rnd = rounds.get(s["id"])
+        if rnd is None:
+            rnd = rounds[s["id"]] = {
+                "number": s.get("round") or 0,
+                "queries": [],
+                **_present(s, _STEP_PROPS),
+                "candidates": [],
+                "judgement": {**_present(s, _JUDGEMENT_PROPS), "verdicts": []},
+            }
         if r.get("chunk_id") is None:
             continue
-        delta = r.get("confidence_delta")
-        step.candidates.append(
-            TraceCandidate(
-                rank=int(r.get("rank") or 0),
-                chunk_id=str(r["chunk_id"]),
-                title=str(r.get("title") or ""),
-                text=shorten(str(r.get("text") or "")),
-                score=_float(r.get("score")),
-                sources=[str(x) for x in r.get("sources") or []],
-                verdict=None if r.get("verdict") is None else str(r["verdict"]),
-                reason=str(r.get("reason") or ""),
-                confidence_delta=None if delta is None else float(delta),
-            )
+        rnd["candidates"].append(
+            {
+                "id": r["chunk_id"],
+                "text": r.get("text") or "",
+                "title": r.get("title") or "",
+                "score": r.get("score") or 0.0,
+                "sources": r.get("sources") or [],
+            }
         )
-    ordered = sorted(steps.values(), key=lambda st: st.round)
-    for step in ordered:
-        step.candidates.sort(key=lambda c: c.rank)
-    return ordered
+        if r.get("verdict") is not None:
+            rnd["judgement"]["verdicts"].append(
+                {
+                    "ref": len(rnd["candidates"]),
+                    "verdict": r["verdict"],
+                    "reason": r.get("reason") or "",
+                    "confidence_delta": r.get("confidence_delta") or 0.0,
+                }
+            )
+    return sorted(rounds.values(), key=lambda rnd: int(rnd["number"]))
 
 
-def _citations(chunk_ids: list[Any], cited: list[dict[str, Any]]) -> list[TraceCitation]:
+def _citations(chunk_ids: list[Any], cited: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Citations in the decision's order, with titles and text where the chunk still exists."""
     found = {str(c["chunk_id"]): c for c in cited if c and c.get("chunk_id") is not None}
-    out: list[TraceCitation] = []
-    for rank, cid in enumerate(chunk_ids, 1):
-        c = found.get(str(cid), {})
-        out.append(
-            TraceCitation(
-                rank=rank,
-                chunk_id=str(cid),
-                title=str(c.get("title") or ""),
-                text=shorten(str(c.get("text") or "")),
-            )
-        )
-    return out
-
-
-def shorten(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-def _float(value: Any) -> float:
-    return 0.0 if value is None else float(value)
+    return [
+        {
+            "chunk_id": str(cid),
+            "title": found.get(str(cid), {}).get("title") or "",
+            "text": found.get(str(cid), {}).get("text") or "",
+        }
+        for cid in chunk_ids
+    ]

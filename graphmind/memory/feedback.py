@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.core.scoring import CORRECT_F1, best_token_f1
 from graphmind.memory import stats
 from graphmind.store.base import GraphStore
@@ -41,12 +41,12 @@ def record_feedback(
     """Mark a decision correct or incorrect, or score it against ``gold`` (token F1 >=
     0.8 counts as correct, as in ROZA). Exactly one of ``correct`` and ``gold``."""
     if (correct is None) == (gold is None):
-        raise ConfigError("give exactly one of: correct/incorrect, or a gold answer")
+        raise BadInputError("give exactly one of: correct/incorrect, or a gold answer")
     if gold is not None and not gold.strip():
-        raise ConfigError("the gold answer is empty")
+        raise BadInputError("the gold answer is empty")
     found = store.run("memory/decision_answer", {"id": decision_id})
     if not found:
-        raise ConfigError(f"no decision {decision_id!r} in the store")
+        raise NotFoundError(f"no decision {decision_id!r} in the store")
     answer = str(found[0]["answer"] or "")
     f1: float | None = None
     if gold is not None:

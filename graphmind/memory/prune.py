@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError
 from graphmind.memory.stats import mark_stale, refresh_stats
 from graphmind.store.base import DELETE_BATCH, GraphStore
 
@@ -46,7 +46,7 @@ def prune_evaluations(
     """Delete all but the ``keep`` most recent EVALUATED edges of every evidence item,
     a batch of items per query (each batch atomic, deleting at most ``EDGES`` edges)."""
     if keep < 1:
-        raise ConfigError("keep at least one evaluation per evidence item")
+        raise BadInputError("keep at least one evaluation per evidence item")
     over = store.run("memory/prune_candidates", {"keep": keep})
     excess = sum(int(r["n"]) - keep for r in over)
     if dry_run:

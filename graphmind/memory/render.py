@@ -1,8 +1,9 @@
-"""A decision trace for people (rich renderables) and for scripts (a JSON-ready dict).
+"""How a decision is shown: one renderer for ``graphmind ask`` (its answer, and with
+``--trace`` each round as it ends), ``graphmind trace DECISION_ID`` and their ``--json``.
 
-Serves ``graphmind ask --trace`` and ``graphmind trace DECISION_ID``. Text from the
-graph is always wrapped in :class:`rich.text.Text`, so brackets in a question or a
-chunk are never read as console markup.
+Everything renders the one decision model (``core.decision``), live from the loop or read
+back from the graph. Text from the graph or a model is always wrapped in
+:class:`rich.text.Text`, so brackets in a question or a chunk are never read as markup.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from graphmind.memory.decisions import DecisionTrace, TraceStep
+from graphmind.core.decision import Decision, Round
 
+SNIPPET_CHARS = 300
+# the one colour table for grades, verdicts and outcomes
 GRADE_STYLES = {
     "EXACT": "bold green",
     "INFERRABLE": "green",
@@ -29,62 +32,103 @@ VERDICT_STYLES = {"used": "bold green", "rejected": "red"}
 OUTCOME_STYLES = {"correct": "green", "incorrect": "red", "pending": "yellow"}
 
 
-def render_trace(trace: DecisionTrace) -> list[RenderableType]:
+def render_trace(decision: Decision) -> list[RenderableType]:
     """The header, one panel per round, and the citations, in printing order."""
-    return [
-        _header(trace),
-        *(_round(step) for step in trace.steps),
-        _citations(trace),
-    ]
+    return [_header(decision), *(round_panel(r) for r in decision.rounds), _citations(decision)]
 
 
-def print_trace(trace: DecisionTrace, console: Console) -> None:
-    """Print ``render_trace(trace)`` to ``console``."""
-    for renderable in render_trace(trace):
+def print_trace(decision: Decision, console: Console) -> None:
+    """Print ``render_trace(decision)`` to ``console``."""
+    for renderable in render_trace(decision):
         console.print(renderable)
 
 
-def trace_as_dict(trace: DecisionTrace) -> dict[str, Any]:
-    """The trace as plain JSON-ready data (nested dicts and lists)."""
-    return asdict(trace)
+def print_round(console: Console, rnd: Round) -> None:
+    """One round as it ends (``graphmind ask --trace``): the panel ``trace`` shows."""
+    console.print(round_panel(rnd))
 
 
-def _header(trace: DecisionTrace) -> RenderableType:
+def print_decision(console: Console, d: Decision) -> None:
+    """``graphmind ask``'s answer: the answer, its citations, grade and decision id."""
+    console.print(Text(d.answer, style="bold"))
+    for number, c in enumerate(d.citations, start=1):
+        console.print(Text(f"  [{number}] {c.title} ({c.chunk_id}): {shorten(c.text, 100)}"))
+    console.print(
+        Text.assemble(
+            "grade ",
+            _grade(d.sufficiency),
+            f", confidence {d.confidence:.2f}, {len(d.rounds)} round(s), {d.tokens} tokens, "
+            f"{d.latency_ms / 1000:.1f}s (LLM {d.llm_ms / 1000:.1f}s, "
+            f"store {d.store_ms / 1000:.1f}s)",
+        )
+    )
+    rv = d.retrieval
+    if rv.memory != "off":
+        console.print(
+            Text(
+                f"memory {rv.memory}: {rv.profiled}/{rv.judged} candidates with an evidence "
+                f"profile, {len(rv.excluded)} excluded by the planner, retrieval {rv.config}"
+                + (" (exploring)" if rv.explored else ""),
+                style="dim",
+            )
+        )
+    console.print(Text(f"decision {d.id}  (graphmind trace {d.id})", style="dim"))
+    console.print(
+        Text(f"feedback: graphmind feedback {d.id} --correct | --incorrect | --gold ANSWER"),
+        style="dim",
+    )
+
+
+def decision_as_dict(d: Decision) -> dict[str, Any]:
+    """The decision as JSON-ready data (``ask --json``, ``trace --json``, the MCP trace)."""
+    data = asdict(d)
+    data["sufficiency"] = d.sufficiency.value
+    data["retrieval"].pop("query_vector", None)
+    data["retrieval"]["coverage"] = d.retrieval.coverage
+    for row, r in zip(data["rounds"], d.rounds, strict=True):
+        row["judgement"] = r.judgement.model_dump(mode="json")
+    return data
+
+
+def shorten(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _header(d: Decision) -> RenderableType:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
-    answer = Text(trace.answer or "(no answer)")
-    if trace.abstained:
+    answer = Text(d.answer or "(no answer)")
+    if d.abstained:
         answer.append("  (abstained)", style="yellow")
-    grid.add_row("question", Text(trace.question))
+    grid.add_row("question", Text(d.question))
     grid.add_row("answer", answer)
+    temporal = Text("   temporal", style="magenta") if d.temporal else Text("")
     grid.add_row(
-        "grade",
-        Text.assemble(
-            _grade(trace.sufficiency), f"   confidence {trace.confidence:.2f}", _temporal(trace)
-        ),
+        "grade", Text.assemble(_grade(d.sufficiency), f"   confidence {d.confidence:.2f}", temporal)
     )
-    grid.add_row("decision", Text(trace.id))
+    grid.add_row("decision", Text(d.id))
     grid.add_row(
         "rounds",
         Text(
-            f"{trace.rounds}   tokens {trace.tokens}   latency {_ms(trace.latency_ms)} "
-            f"(store {_ms(trace.store_ms)}, LLM {_ms(trace.llm_ms)})"
+            f"{len(d.rounds)}   tokens {d.tokens}   latency {_ms(d.latency_ms)} "
+            f"(store {_ms(d.store_ms)}, LLM {_ms(d.llm_ms)})"
         ),
     )
-    grid.add_row("outcome", Text(trace.outcome, style=OUTCOME_STYLES.get(trace.outcome, "")))
-    who = f"{trace.model}, mode {trace.mode}" if trace.mode else trace.model
-    if trace.agent is not None:
-        who += f", prompt {trace.agent.prompt_version}"
+    grid.add_row("outcome", Text(d.outcome, style=OUTCOME_STYLES.get(d.outcome, "")))
+    who = f"{d.model}, mode {d.mode}" if d.mode else d.model
+    stored = d.stored
+    if stored is not None and stored.agent is not None:
+        who += f", prompt {stored.agent.prompt_version}"
     grid.add_row("agent", Text(who))
-    if trace.created_at:
-        grid.add_row("created", Text(_when(trace.created_at)))
-    rv = trace.retrieval
-    if rv is not None:
-        grid.add_row(
-            "query type",
-            Text(f"{rv.query_type_label} ({rv.query_type[:12]}, {rv.query_type_size} question(s))"),
-        )
+    if d.created_at:
+        grid.add_row("created", Text(_when(d.created_at)))
+    rv = d.retrieval
+    if rv.query_type:
+        label, size = (stored.query_type_label, stored.query_type_size) if stored else ("", 0)
+        grid.add_row("query type", Text(f"{label} ({rv.query_type[:12]}, {size} question(s))"))
         explored = ", explored" if rv.explored else ""
         grid.add_row(
             "memory",
@@ -94,14 +138,16 @@ def _header(trace: DecisionTrace) -> RenderableType:
                 f"→ {rv.candidates_post} judged; {rv.profiled}/{rv.judged} shown with a profile"
             ),
         )
-    if trace.cues:
-        grid.add_row("cues", Text("\n".join(f"• {c}" for c in trace.cues)))
+    if d.cues:
+        grid.add_row("cues", Text("\n".join(f"• {c}" for c in d.cues)))
     return Panel(grid, title="Decision", title_align="left", border_style="cyan")
 
 
-def _round(step: TraceStep) -> RenderableType:
+def round_panel(rnd: Round) -> RenderableType:
+    """One round: its queries, candidates with the verdicts they got, grade and gap."""
+    j = rnd.judgement
     queries = Text()
-    for i, query in enumerate(step.queries):
+    for i, query in enumerate(rnd.queries):
         if i:
             queries.append("\n")
         queries.append("query ", style="bold")
@@ -115,79 +161,69 @@ def _round(step: TraceStep) -> RenderableType:
     table.add_column("verdict", no_wrap=True)
     table.add_column("reason", ratio=3)
     table.add_column("Δconf", justify="right", no_wrap=True)
-    for c in step.candidates:
-        verdict = (
-            Text(c.verdict, style=VERDICT_STYLES.get(c.verdict, ""))
-            if c.verdict is not None
-            else Text("—", style="dim")
-        )
-        delta = (
-            Text(f"{c.confidence_delta:+.2f}", style=_delta_style(c.confidence_delta))
-            if c.confidence_delta is not None
-            else Text("")
-        )
+    for rank, c in enumerate(rnd.candidates, start=1):
+        v = rnd.verdict_of(c.id)
         table.add_row(
-            str(c.rank),
-            Text(c.title or c.chunk_id),
-            Text(c.text),
+            str(rank),
+            Text(c.title or c.id),
+            Text(shorten(c.text)),
             Text(", ".join(c.sources)),
             f"{c.score:.3f}",
-            verdict,
-            Text(c.reason),
-            delta,
+            Text("—", style="dim")
+            if v is None
+            else Text(v.verdict, style=VERDICT_STYLES.get(v.verdict, "")),
+            Text("" if v is None else v.reason),
+            Text("")
+            if v is None
+            else Text(f"{v.confidence_delta:+.2f}", style=_delta_style(v.confidence_delta)),
         )
     outcome = Table.grid(padding=(0, 2))
     outcome.add_column(style="bold", no_wrap=True)
     outcome.add_column()
-    outcome.add_row("draft", Text(step.draft_answer or "(none)"))
+    outcome.add_row("draft", Text(j.draft_answer or "(none)"))
     outcome.add_row(
-        "grade", Text.assemble(_grade(step.sufficiency), f"   confidence {step.confidence:.2f}")
+        "grade", Text.assemble(_grade(j.sufficiency), f"   confidence {j.confidence:.2f}")
     )
-    if step.missing:
-        outcome.add_row("missing", Text(step.missing))
-    if step.cue:
-        outcome.add_row("cue", Text(step.cue))
-    if step.probes:
-        outcome.add_row("probes", Text("\n".join(step.probes)))
-    if step.expanded or step.extracted:
+    if j.missing:
+        outcome.add_row("missing", Text(j.missing))
+    if j.cue:
+        outcome.add_row("cue", Text(j.cue))
+    if j.probes:
+        outcome.add_row("probes", Text("\n".join(j.probes)))
+    if rnd.expanded or rnd.extracted:
         outcome.add_row(
             "evolved",
-            Text(f"{len(step.expanded)} chunk(s) by expansion, {step.extracted} triplet(s)"),
+            Text(f"{len(rnd.expanded)} chunk(s) by expansion, {rnd.extracted} triplet(s)"),
         )
     body: list[RenderableType] = [queries, table, outcome]
-    if not step.candidates:
+    if not rnd.candidates:
         body[1] = Text("no candidates retrieved", style="dim")
-    subtitle = f"{step.tokens} tokens, store {_ms(step.store_ms)}, LLM {_ms(step.llm_ms)}"
     return Panel(
         Group(*body),
-        title=f"Round {step.round}",
+        title=f"Round {rnd.number}",
         title_align="left",
-        subtitle=subtitle,
+        subtitle=f"{rnd.tokens} tokens, store {_ms(rnd.store_ms)}, LLM {_ms(rnd.llm_ms)}",
         subtitle_align="right",
         border_style="blue",
     )
 
 
-def _citations(trace: DecisionTrace) -> RenderableType:
-    if not trace.citations:
+def _citations(d: Decision) -> RenderableType:
+    if not d.citations:
         return Text("no citations", style="dim")
     table = Table(title="Citations", title_justify="left", box=box.SIMPLE_HEAD, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("document", ratio=2)
     table.add_column("text", ratio=6)
     table.add_column("chunk", no_wrap=True, style="dim")
-    for c in trace.citations:
+    for rank, c in enumerate(d.citations, start=1):
         title = Text(c.title) if c.title else Text("(chunk no longer stored)", style="dim")
-        table.add_row(str(c.rank), title, Text(c.text), Text(c.chunk_id[:12]))
+        table.add_row(str(rank), title, Text(shorten(c.text)), Text(c.chunk_id[:12]))
     return table
 
 
 def _grade(grade: str) -> Text:
     return Text(grade or "?", style=GRADE_STYLES.get(grade, ""))
-
-
-def _temporal(trace: DecisionTrace) -> Text:
-    return Text("   temporal", style="magenta") if trace.temporal else Text("")
 
 
 def _delta_style(delta: float) -> str:

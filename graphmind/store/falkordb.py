@@ -34,7 +34,13 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from graphmind.core.errors import QueryFailedError, QueryParameterError, StoreError, StoreInUseError
+from graphmind.core.errors import (
+    QueryFailedError,
+    QueryParameterError,
+    StoreError,
+    StoreInUseError,
+    StoreUnavailableError,
+)
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.store.base import GraphStore, IndexInfo, QueryResult, TextHit, node_props
 from graphmind.store.bm25 import pool_terms, query_terms, rank
@@ -130,7 +136,7 @@ class FalkorDBLiteStore(GraphStore):
         except redis.ResponseError as exc:
             raise QueryFailedError(f"FalkorDB rejected the query: {_clean(str(exc))}") from exc
         except redis.RedisError as exc:
-            raise StoreError(f"FalkorDB at {self.location} failed: {exc}") from exc
+            raise StoreUnavailableError(f"FalkorDB at {self.location} failed: {exc}") from exc
         columns = [str(h[1]) for h in (result.header or [])]
         rows = [[_plain(v) for v in row] for row in (result.result_set or [])]
         return QueryResult(columns, rows)
@@ -234,7 +240,9 @@ class FalkorDBLiteStore(GraphStore):
 
     def wipe(self) -> None:
         if self.attached_to is not None:
-            raise StoreError(f"cannot wipe {self.location}: PID {self.attached_to} is using it")
+            raise StoreUnavailableError(
+                f"cannot wipe {self.location}: PID {self.attached_to} is using it"
+            )
         try:
             self._graph.delete()
         except redis.ResponseError as exc:
@@ -320,7 +328,9 @@ def _open_server(path: str) -> Any:
             retry_on_error=[],
         )
     except Exception as exc:
-        raise StoreError(f"cannot start the embedded FalkorDB server for {path}: {exc}") from exc
+        raise StoreUnavailableError(
+            f"cannot start the embedded FalkorDB server for {path}: {exc}"
+        ) from exc
     if from_snapshot:
         db.client.config_set("appendonly", SERVER_CONFIG["appendonly"])
         _wait_for_aof_rewrite(db.client)
@@ -367,7 +377,9 @@ def stop_orphan_server(path: str, timeout: float = 30.0, *, announce: bool = Tru
         while _is_server(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         if _is_server(pid):
-            raise StoreError(f"an old FalkorDB server (PID {pid}) for {path} does not stop")
+            raise StoreUnavailableError(
+                f"an old FalkorDB server (PID {pid}) for {path} does not stop"
+            )
     settings_file.unlink(missing_ok=True)
 
 

@@ -21,7 +21,7 @@ from neo4j import exceptions as neo
 from neo4j.graph import Node, Path, Relationship
 
 from graphmind import __version__
-from graphmind.core.errors import QueryFailedError, StoreError
+from graphmind.core.errors import QueryFailedError, StoreUnavailableError
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.store.base import (
     DELETE_BATCH,
@@ -75,9 +75,11 @@ class Neo4jStore(GraphStore):
             )
             self._driver.verify_connectivity()
         except neo.AuthError as exc:
-            raise StoreError(f"Neo4j at {uri} refused the credentials of user {user!r}") from exc
+            raise StoreUnavailableError(
+                f"Neo4j at {uri} refused the credentials of user {user!r}"
+            ) from exc
         except (neo.ServiceUnavailable, neo.ConfigurationError, ValueError, OSError) as exc:
-            raise StoreError(f"cannot reach Neo4j at {uri}: {exc}") from exc
+            raise StoreUnavailableError(f"cannot reach Neo4j at {uri}: {exc}") from exc
 
     def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
         def work(tx: ManagedTransaction) -> QueryResult:
@@ -93,7 +95,7 @@ class Neo4jStore(GraphStore):
         except neo.Neo4jError as exc:
             raise QueryFailedError(f"Neo4j rejected the query: {exc.code}: {exc.message}") from exc
         except neo.DriverError as exc:
-            raise StoreError(f"Neo4j at {self.location} failed: {exc}") from exc
+            raise StoreUnavailableError(f"Neo4j at {self.location} failed: {exc}") from exc
 
     def _create_schema(self, embedder: EmbedderSpec) -> None:
         self._drop_quantized_vector_indexes()
