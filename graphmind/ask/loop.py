@@ -67,11 +67,14 @@ GROUNDED = 0.5  # share of the answer's words a cited passage must state
 FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after
 
 
+Mode = Literal["loop", "naive", "judged"]
+
+
 @dataclass
 class AskOptions:
     """The loop's knobs."""
 
-    mode: Literal["loop", "naive", "judged"] = "loop"
+    mode: Mode = "loop"
     max_rounds: int = 2
     k: int = 10  # the naive baseline's passages; round 1 shows these first
     extra: int = 4  # round 1: more candidates from the other retrievers, after those k
