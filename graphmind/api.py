@@ -6,22 +6,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphmind.communities.pipeline import CommunityOptions, CommunityStats, build_communities
+from graphmind.communities.pipeline import CommunityOptions, CommunityStats, refresh_communities
 from graphmind.config import Settings, load_settings
 from graphmind.core.errors import BadInputError, ConfigError, EmptyStoreError, NotFoundError
 from graphmind.core.progress import Progress
 from graphmind.factories import open_store
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, BuildReport
-from graphmind.store import GraphStore
-from graphmind.store.schema import META_ID
+from graphmind.ingest.pipeline import BuildOptions, BuildReport
 
 if TYPE_CHECKING:
     from graphmind.ask.loop import AskOptions
     from graphmind.core.decision import Decision, Round
-    from graphmind.embed import Embedder
     from graphmind.eval.runner import EvalOptions
     from graphmind.ingest.documents import DeleteReport, DocumentDetail, DocumentInfo
-    from graphmind.llm import LLM
     from graphmind.memory.feedback import FeedbackResult
     from graphmind.memory.prune import PruneReport
 
@@ -32,39 +28,25 @@ def build(
     settings: Settings | None = None,
     progress: Progress | None = None,
     *,
-    communities: bool = True,
     community_options: CommunityOptions | None = None,
-    layers: Sequence[str] = (),
 ) -> BuildReport:
-    """Build documents at ``paths`` into the configured store (incremental, resumable);
-    when entities changed, recompute the community layer; ``layers=["episodic"]`` adds
-    sliding-window episode summaries (for long narratives)."""
+    """Build documents at ``paths`` into the configured store (incremental, resumable)
+    through ``ingest.build.STAGES``: when entities changed, the community layer is
+    recomputed (``options.communities``); ``options.layers=("episodic",)`` adds
+    sliding-window episode summaries (for long narratives). Options left out are the
+    settings' ``[build]`` and ``[communities]``."""
     from graphmind.factories import make_embedder, make_llm
+    from graphmind.ingest.build import run_build
 
     config = settings or load_settings()
-    opts = options or BuildOptions()
+    opts = options or config.build
+    community = community_options or config.communities
     opts.check()
-    (community_options or CommunityOptions()).check()
+    community.check()
     embedder = make_embedder(config)
     llm = make_llm(config, cache_dir=config.state_dir()) if opts.extract == "llm" else None
     with open_store(config) as store:
-        report = BuildPipeline(store, embedder, llm, opts, progress).run([str(p) for p in paths])
-        if report.interrupted:
-            return report
-        changed = report.documents_written + report.orphans_deleted
-        if changed:
-            _mark_communities_stale(store, True)
-        if communities and _communities_stale(store):
-            options_ = community_options or CommunityOptions()
-            stats = _communities(store, embedder, llm, options_, progress)
-            report.communities = stats.__dict__
-        if "episodic" in layers:
-            from graphmind.communities.episodes import build_episodes
-
-            report.episodes = build_episodes(store, embedder, llm, progress=progress).__dict__
-        if llm is not None:
-            report.llm = llm.ledger.as_dict()
-    return report
+        return run_build(store, embedder, llm, [str(p) for p in paths], opts, community, progress)
 
 
 def documents(
@@ -108,7 +90,8 @@ def ask(
     settings: Settings | None = None,
     on_round: Callable[[Round], None] | None = None,
 ) -> Decision:
-    """Answer ``question`` from the configured store; the decision is written to it."""
+    """Answer ``question`` from the configured store; the decision is written to it.
+    ``options`` left out: the settings' ``[ask]``."""
     from graphmind.ask.loop import AskLoop
     from graphmind.factories import make_embedder, make_llm
 
@@ -127,7 +110,7 @@ def ask(
             raise EmptyStoreError(
                 f"the store {store.location} has no documents: run graphmind build"
             )
-        return AskLoop(store, embedder, llm, options, on_round).ask(question)
+        return AskLoop(store, embedder, llm, options or config.ask, on_round).ask(question)
 
 
 def trace(decision_id: str, settings: Settings | None = None) -> Decision:
@@ -157,13 +140,17 @@ def feedback(
 
 
 def prune(
-    keep: int = 50, *, dry_run: bool = False, settings: Settings | None = None
+    keep: int | None = None, *, dry_run: bool = False, settings: Settings | None = None
 ) -> PruneReport:
-    """Keep only the ``keep`` most recent evaluations of each evidence item."""
+    """Keep only the ``keep`` most recent evaluations of each evidence item (left out:
+    the settings' ``[prune] keep``)."""
     from graphmind.memory.prune import prune_evaluations
 
-    with open_store(settings or load_settings()) as store:
-        return prune_evaluations(store, keep, dry_run=dry_run)
+    config = settings or load_settings()
+    with open_store(config) as store:
+        return prune_evaluations(
+            store, config.prune.keep if keep is None else keep, dry_run=dry_run
+        )
 
 
 def evaluate(
@@ -182,37 +169,15 @@ def communities(
     options: CommunityOptions | None = None,
     settings: Settings | None = None,
     progress: Progress | None = None,
-    *,
-    summarize: bool = True,
 ) -> CommunityStats:
-    """Recompute communities, their summaries and PageRank now."""
+    """Recompute communities, their summaries (``options.summarize``) and PageRank now;
+    ``options`` left out: the settings' ``[communities]``."""
     from graphmind.factories import make_embedder, make_llm
 
-    opts = options or CommunityOptions()
-    opts.check()
     config = settings or load_settings()
+    opts = options or config.communities
+    opts.check()
     embedder = make_embedder(config)
-    llm = make_llm(config, cache_dir=config.state_dir()) if summarize else None
+    llm = make_llm(config, cache_dir=config.state_dir()) if opts.summarize else None
     with open_store(config) as store:
-        return _communities(store, embedder, llm, opts, progress)
-
-
-def _communities(
-    store: GraphStore,
-    embedder: Embedder,
-    llm: LLM | None,
-    options: CommunityOptions,
-    progress: Progress | None,
-) -> CommunityStats:
-    stats = build_communities(store, embedder, llm, options, progress)
-    _mark_communities_stale(store, False)
-    return stats
-
-
-def _mark_communities_stale(store: GraphStore, stale: bool) -> None:
-    store.run("community/mark_stale", {"id": META_ID, "stale": stale}, write=True)
-
-
-def _communities_stale(store: GraphStore) -> bool:
-    row = store.run("community/status", {"id": META_ID})[0]
-    return bool(row["stale"]) and int(row["entities"]) > 0
+        return refresh_communities(store, embedder, llm, opts, progress)

@@ -5,23 +5,34 @@ from __future__ import annotations
 import json
 import re
 import sys
+import typing
 from collections.abc import Callable, Sequence
+from dataclasses import MISSING, fields, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.table import Table
 
 from graphmind import __version__
-from graphmind.ask.loop import AskOptions
+from graphmind.ask.loop import AskOptions, Mode
 from graphmind.cli_progress import make_console
+from graphmind.communities.pipeline import CommunityOptions, ProjectionKind
 from graphmind.config import Settings, load_settings
 from graphmind.core.errors import GraphMindError, InterruptedBuildError, QueryFailedError
 from graphmind.doctor import DoctorReport, run_doctor
-from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS
+from graphmind.eval.datasets import DATASETS
+from graphmind.eval.runner import CONFIGS, EvalOptions, EvalProtocol
 from graphmind.factories import open_store
+from graphmind.ingest.loaders import LoadOptions
+from graphmind.ingest.pipeline import BuildOptions, ExtractMode, Layer, ResolveMode
+from graphmind.memory.prune import PruneOptions
+from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.store import QueryResult
 from graphmind.store.registry import default_root
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 out = make_console()
 err = make_console(stderr=True)
@@ -63,7 +74,34 @@ class _Group(click.Group):
             raise
 
 
-_ASK_DEFAULTS = AskOptions()  # the CLI's ask and eval defaults are the loop's
+def _default(cls: type[Any], name: str) -> Any:
+    """The default of field ``name`` of options dataclass ``cls``: its one definition."""
+    field = next(f for f in fields(cls) if f.name == name)
+    if field.default_factory is not MISSING:
+        return field.default_factory()
+    return field.default
+
+
+def _knob(cls: type[Any], name: str, section: str, key: str | None = None) -> dict[str, Any]:
+    """click keywords for an option that sets a settings knob: unset (None) unless given,
+    so the command falls back to the settings (``[section] key``), which fall back to
+    the options dataclass; ``--help`` shows that default and where to change it."""
+    value = _default(cls, name)
+    shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
+    return {"default": None, "show_default": f"{shown}, or [{section}] {key or name}"}
+
+
+def _choice(cls: type[Any], name: str) -> click.Choice[str]:
+    """The allowed values of field ``name``: its ``Literal`` type (or a tuple of one)."""
+    kind = typing.get_type_hints(cls)[name]
+    if typing.get_origin(kind) is tuple:
+        kind = typing.get_args(kind)[0]
+    return click.Choice(typing.get_args(kind))
+
+
+def _given[T: DataclassInstance](options: T, **values: Any) -> T:
+    """``options`` with the values given on the command line (None: not given)."""
+    return replace(options, **{k: v for k, v in values.items() if v is not None})
 
 
 @click.group(cls=_Group)
@@ -131,9 +169,15 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching (repeatable).")
-@click.option("--text-field", default="text", show_default=True, help="JSON field with the text.")
 @click.option(
-    "--title-field", default="title", show_default=True, help="JSON field with the title."
+    "--text-field",
+    **_knob(LoadOptions, "text_field", "build.load"),
+    help="JSON field with the text.",
+)
+@click.option(
+    "--title-field",
+    **_knob(LoadOptions, "title_field", "build.load"),
+    help="JSON field with the title.",
 )
 @click.option(
     "--encoding",
@@ -144,55 +188,51 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 @click.option(
     "--chunk-size",
     type=click.IntRange(min=8),
-    help="Tokens per chunk  [default: 512, or what the embedder reads when less]",
+    help="Tokens per chunk  [default: 512, or what the embedder reads when less; "
+    "[build] chunk_size]",
 )
 @click.option(
     "--chunk-overlap",
     type=click.IntRange(min=0),
-    default=64,
-    show_default=True,
+    **_knob(BuildOptions, "chunk_overlap", "build"),
     help="Tokens shared by neighbours.",
 )
 @click.option(
     "--extract",
-    type=click.Choice(["llm", "none"]),
-    default="llm",
-    show_default=True,
+    type=_choice(BuildOptions, "extract"),
+    **_knob(BuildOptions, "extract", "build"),
     help="'none' builds a chunk-only (vector RAG) index, no LLM needed.",
 )
 @click.option(
     "--resolve",
-    type=click.Choice(["link", "merge", "off"]),
-    default="link",
-    show_default=True,
+    type=_choice(BuildOptions, "resolve"),
+    **_knob(BuildOptions, "resolve", "build"),
     help="Near-duplicate entities: SAME_AS links, merge, or nothing.",
 )
 @click.option(
     "--batch-docs",
     type=click.IntRange(min=1),
-    default=64,
-    show_default=True,
+    **_knob(BuildOptions, "batch_docs", "build"),
     help="Documents per atomic write.",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Build only the first N documents.")
 @click.option(
     "--communities/--no-communities",
-    default=True,
-    show_default=True,
+    **_knob(BuildOptions, "communities", "build"),
     help="Recompute communities and PageRank when entities changed.",
 )
 @click.option(
     "--max-community-size",
     type=click.IntRange(min=2),
-    default=50,
-    show_default=True,
+    **_knob(CommunityOptions, "max_size", "communities"),
     help="Communities larger than this are split into a deeper level.",
 )
 @click.option(
     "--layers",
-    type=click.Choice(["episodic"]),
+    type=_choice(BuildOptions, "layers"),
     multiple=True,
-    help="Optional layers: 'episodic' adds sliding-window narrative summaries.",
+    help="Optional layers: 'episodic' adds sliding-window narrative summaries  "
+    "[default: none; [build] layers]",
 )
 @click.option(
     "--strict", is_flag=True, help="Exit with status 1 when any file or entry was not built."
@@ -204,18 +244,18 @@ def build(
     paths: Sequence[str],
     include: Sequence[str],
     exclude: Sequence[str],
-    text_field: str,
-    title_field: str,
+    text_field: str | None,
+    title_field: str | None,
     encoding: str | None,
     chunk_size: int | None,
-    chunk_overlap: int,
-    extract: str,
-    resolve: str,
-    batch_docs: int,
+    chunk_overlap: int | None,
+    extract: ExtractMode | None,
+    resolve: ResolveMode | None,
+    batch_docs: int | None,
     limit: int | None,
-    communities: bool,
-    max_community_size: int,
-    layers: Sequence[str],
+    communities: bool | None,
+    max_community_size: int | None,
+    layers: tuple[Layer, ...],
     strict: bool,
     as_json: bool,
 ) -> None:
@@ -227,33 +267,35 @@ def build(
     """
     from graphmind import api
     from graphmind.cli_progress import make_progress, print_build_report
-    from graphmind.communities.pipeline import CommunityOptions
-    from graphmind.ingest.loaders import LoadOptions
-    from graphmind.ingest.pipeline import BuildOptions
 
-    if chunk_size is not None and chunk_overlap >= chunk_size:
-        raise click.BadParameter(
-            f"must be less than --chunk-size ({chunk_size})", param_hint="--chunk-overlap"
-        )
-    options = BuildOptions(
-        load=LoadOptions(include, exclude, text_field, title_field, encoding),
+    config = settings()
+    load = _given(
+        config.build.load,
+        include=tuple(include) or None,
+        exclude=tuple(exclude) or None,
+        text_field=text_field,
+        title_field=title_field,
+        encoding=encoding,
+    )
+    options = _given(
+        config.build,
+        load=load,
         chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,
-        extract=extract,  # type: ignore[arg-type]
-        resolve=resolve,  # type: ignore[arg-type]
+        extract=extract,
+        resolve=resolve,
         batch_docs=batch_docs,
         limit=limit,
+        communities=communities,
+        layers=layers or None,
     )
-    with make_progress(err, enabled=not as_json) as progress:
-        report = api.build(
-            paths,
-            options,
-            settings(),
-            progress,
-            communities=communities,
-            community_options=CommunityOptions(max_size=max_community_size),
-            layers=layers,
+    if options.chunk_size is not None and options.chunk_overlap >= options.chunk_size:
+        raise click.BadParameter(
+            f"must be less than --chunk-size ({options.chunk_size})", param_hint="--chunk-overlap"
         )
+    community = _given(config.communities, max_size=max_community_size)
+    with make_progress(err, enabled=not as_json) as progress:
+        report = api.build(paths, options, config, progress, community_options=community)
     problem = None
     if report.nothing_built:
         problem = report.nothing_built_reason()
@@ -296,9 +338,8 @@ def _encoding(value: str | None) -> str | None:
 @click.argument("question")
 @click.option(
     "--mode",
-    type=click.Choice(["loop", "naive", "judged"]),
-    default="loop",
-    show_default=True,
+    type=_choice(AskOptions, "mode"),
+    **_knob(AskOptions, "mode", "ask"),
     help="'naive' is the baseline: vector top-k and one answer call. 'judged': the same "
     "passages and one call that judges each (used or rejected, with a reason) and answers; "
     "with --memory it learns from earlier answers (ROZA's vanilla RAG / Ours-RG / Ours-Full).",
@@ -306,24 +347,21 @@ def _encoding(value: str | None) -> str | None:
 @click.option(
     "--max-rounds",
     type=click.IntRange(min=1),
-    default=_ASK_DEFAULTS.max_rounds,
-    show_default=True,
+    **_knob(AskOptions, "max_rounds", "ask"),
     help="Rounds of the evidence loop.",
 )
 @click.option(
     "--k",
     "k",
     type=click.IntRange(min=1),
-    default=_ASK_DEFAULTS.k,
-    show_default=True,
+    **_knob(AskOptions, "k", "ask"),
     help="Passages of the vector top-k (the naive baseline's); round 1 adds a few from "
     "the other retrievers.",
 )
 @click.option(
     "--memory",
-    type=click.Choice(["off", "profiles", "full"]),
-    default="full",
-    show_default=True,
+    type=_choice(MemoryOptions, "mode"),
+    **_knob(MemoryOptions, "mode", "ask.memory", "mode"),
     help="What earlier answers contribute: nothing; evidence profiles in the judge's "
     "prompt; profiles plus the planner (exclusions, retrieval configuration).",
 )
@@ -333,26 +371,27 @@ def _encoding(value: str | None) -> str | None:
 def ask(
     settings: Callable[[], Settings],
     question: str,
-    mode: str,
-    max_rounds: int,
-    k: int,
-    memory: str,
+    mode: Mode | None,
+    max_rounds: int | None,
+    k: int | None,
+    memory: MemoryMode | None,
     show_trace: bool,
     as_json: bool,
 ) -> None:
     """Answer a question from the graph, with citations; the reasoning is recorded in it."""
     from graphmind import api
     from graphmind.memory.render import decision_as_dict, print_decision, print_round
-    from graphmind.memory.session import MemoryOptions
 
-    options = AskOptions(
-        mode=mode,  # type: ignore[arg-type]
+    config = settings()
+    options = _given(
+        config.ask,
+        mode=mode,
         max_rounds=max_rounds,
         k=k,
-        memory=MemoryOptions(mode=memory),  # type: ignore[arg-type]
+        memory=_given(config.ask.memory, mode=memory),
     )
     on_round = (lambda r: print_round(err, r)) if show_trace and not as_json else None
-    decision = api.ask(question, options, settings(), on_round)
+    decision = api.ask(question, options, config, on_round)
     if as_json:
         click.echo(json.dumps(decision_as_dict(decision), indent=2, default=str))
     else:
@@ -430,18 +469,19 @@ def show(
     """Draw an evidence graph (a decision, a passage or a query type) as an offline HTML page."""
     from graphmind import show as viz
 
-    given = [
-        (k, v)
-        for k, v in (("decision", decision_id), ("chunk", chunk_id), ("query-type", type_id))
-        if v is not None
-    ]
+    views: tuple[tuple[viz.ViewKind, str | None], ...] = (
+        ("decision", decision_id),
+        ("chunk", chunk_id),
+        ("query-type", type_id),
+    )
+    given = [(k, v) for k, v in views if v is not None]
     if len(given) != 1:
         raise click.UsageError("give one of DECISION_ID, --chunk ID or --query-type ID")
     kind, ident = given[0]
     config = settings()
     with open_store(config) as store:
-        view = viz.read_view(store, kind, ident)  # type: ignore[arg-type]
-    path = viz.write_view(view, output or viz.default_path(config.state_dir(), kind, ident))  # type: ignore[arg-type]
+        view = viz.read_view(store, kind, ident)
+    path = viz.write_view(view, output or viz.default_path(config.state_dir(), kind, ident))
     err.print(viz.summary(view), style="dim", highlight=False)
     click.echo(str(path))
     if open_page and not viz.open_in_browser(path):
@@ -461,18 +501,18 @@ def mcp_command(settings: Callable[[], Settings]) -> None:
 @click.option(
     "--keep",
     type=click.IntRange(min=1),
-    default=50,
-    show_default=True,
+    **_knob(PruneOptions, "keep", "prune"),
     help="Evaluations kept per evidence item (the most recent).",
 )
 @click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
-def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: bool) -> None:
+def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_json: bool) -> None:
     """Bound the reasoning graph: keep each evidence item's most recent evaluations."""
     from graphmind import api
 
     report = api.prune(keep, dry_run=dry_run, settings=settings())
+    keep = report.keep
     if as_json:
         click.echo(json.dumps(report.__dict__, indent=2))
         return
@@ -485,60 +525,56 @@ def prune(settings: Callable[[], Settings], keep: int, dry_run: bool, as_json: b
 
 
 @main.command(name="eval")
-@click.argument(
-    "dataset", required=False, type=click.Choice(["musique", "hotpotqa", "2wiki", "locomo"])
-)
+@click.argument("dataset", required=False, type=click.Choice(DATASETS))
 @click.option("--data", "data_root", type=click.Path(path_type=Path), help="Benchmark data folder.")
 @click.option(
     "--questions",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Another question file in the dataset's format.",
 )
-@click.option("--limit", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), **_knob(EvalOptions, "limit", "eval"))
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
+    **_knob(EvalOptions, "seed", "eval"),
     help="Which questions --limit picks.",
 )
 @click.option(
     "--configs",
-    default=",".join(DEFAULT_CONFIGS),
-    show_default=True,
+    **_knob(EvalOptions, "configs", "eval"),
     help="Comma-separated configurations to compare, of: " + ", ".join(CONFIGS) + ".",
 )
-@click.option("--k", "k", type=click.IntRange(min=1), default=_ASK_DEFAULTS.k, show_default=True)
+@click.option("--k", "k", type=click.IntRange(min=1), **_knob(EvalOptions, "k", "eval"))
 @click.option(
-    "--max-rounds", type=click.IntRange(min=1), default=_ASK_DEFAULTS.max_rounds, show_default=True
+    "--max-rounds", type=click.IntRange(min=1), **_knob(EvalOptions, "max_rounds", "eval")
 )
 @click.option(
     "--protocol",
-    type=click.Choice(["sequential", "given"]),
-    default="sequential",
-    show_default=True,
+    type=_choice(EvalOptions, "protocol"),
+    **_knob(EvalOptions, "protocol", "eval"),
     help="'sequential': grouped by query type, gold feedback after each answer.",
 )
 @click.option(
     "--extract",
-    type=click.Choice(["none", "llm"]),
-    default="none",
-    show_default=True,
+    type=_choice(EvalOptions, "extract"),
+    **_knob(EvalOptions, "extract", "eval"),
     help="Build the corpus chunk-only, or with LLM triplet extraction (slow on a CPU).",
 )
 @click.option(
     "--consistency",
     type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
+    **_knob(EvalOptions, "consistency", "eval"),
     help="Probe questions for verdict consistency (0: skip).",
 )
-@click.option("--consistency-runs", type=click.IntRange(min=2), default=3, show_default=True)
+@click.option(
+    "--consistency-runs",
+    type=click.IntRange(min=2),
+    **_knob(EvalOptions, "consistency_runs", "eval"),
+)
 @click.option(
     "--temperature",
     type=click.FloatRange(min=0.01),
-    default=0.7,
-    show_default=True,
+    **_knob(EvalOptions, "temperature", "eval"),
     help="Temperature of the consistency runs.",
 )
 @click.option(
@@ -570,16 +606,16 @@ def eval_command(
     dataset: str | None,
     data_root: Path | None,
     questions: Path | None,
-    limit: int,
-    seed: int,
-    configs: str,
-    k: int,
-    max_rounds: int,
-    protocol: str,
-    extract: str,
-    consistency: int,
-    consistency_runs: int,
-    temperature: float,
+    limit: int | None,
+    seed: int | None,
+    configs: str | None,
+    k: int | None,
+    max_rounds: int | None,
+    protocol: EvalProtocol | None,
+    extract: ExtractMode | None,
+    consistency: int | None,
+    consistency_runs: int | None,
+    temperature: float | None,
     run_dir: Path | None,
     eval_store: str | None,
     compare: tuple[Path, Path] | None,
@@ -595,19 +631,23 @@ def eval_command(
         return
     if dataset is None:
         raise click.UsageError("give a DATASET (or --compare RUN_A RUN_B)")
-    from graphmind.eval.runner import EvalOptions, run_eval
+    from graphmind.eval.runner import eval_options, run_eval
 
-    options = EvalOptions(
-        dataset=dataset,
+    config = settings()
+    options = eval_options(
+        config,
+        dataset,
         data_root=data_root,
         questions=questions,
         limit=limit,
         seed=seed,
-        configs=tuple(c.strip() for c in configs.split(",") if c.strip()),
+        configs=None
+        if configs is None
+        else tuple(c.strip() for c in configs.split(",") if c.strip()),
         k=k,
         max_rounds=max_rounds,
-        protocol=protocol,  # type: ignore[arg-type]
-        extract=extract,  # type: ignore[arg-type]
+        protocol=protocol,
+        extract=extract,
         consistency=consistency,
         consistency_runs=consistency_runs,
         temperature=temperature,
@@ -615,12 +655,12 @@ def eval_command(
     )
     from graphmind.cli_progress import make_progress
 
-    target = run_dir or Path("eval-runs") / f"{dataset}-n{limit}-s{seed}"
+    target = run_dir or Path("eval-runs") / f"{dataset}-n{options.limit}-s{options.seed}"
     with make_progress(err, enabled=not as_json) as progress:
         report = run_eval(
             target,
             options,
-            settings(),
+            config,
             (lambda _line: None) if as_json else (lambda line: err.print(line, highlight=False)),
             progress=progress,
         )
@@ -634,62 +674,59 @@ def eval_command(
 @main.command(name="communities")
 @click.option(
     "--projection",
-    type=click.Choice(["related", "cooccurrence"]),
-    default="related",
-    show_default=True,
+    type=_choice(CommunityOptions, "projection"),
+    **_knob(CommunityOptions, "projection", "communities"),
     help="Entity graph: RELATED edges or co-mention in a chunk.",
 )
 @click.option(
     "--max-size",
     type=click.IntRange(min=2),
-    default=50,
-    show_default=True,
+    **_knob(CommunityOptions, "max_size", "communities"),
     help="Split communities above this.",
 )
 @click.option(
     "--levels",
     type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
+    **_knob(CommunityOptions, "max_levels", "communities"),
     help="At most this many levels.",
 )
 @click.option(
     "--resolution",
     type=click.FloatRange(min=0, min_open=True),
-    default=1.0,
-    show_default=True,
+    **_knob(CommunityOptions, "resolution", "communities"),
     help="Leiden resolution (above 0; higher: smaller communities).",
 )
 @click.option(
     "--summaries/--no-summaries",
-    default=True,
-    show_default=True,
+    **_knob(CommunityOptions, "summarize", "communities"),
     help="Summarise new communities with the LLM (else: member names).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
 def communities_command(
     settings: Callable[[], Settings],
-    projection: str,
-    max_size: int,
-    levels: int,
-    resolution: float,
-    summaries: bool,
+    projection: ProjectionKind | None,
+    max_size: int | None,
+    levels: int | None,
+    resolution: float | None,
+    summaries: bool | None,
     as_json: bool,
 ) -> None:
     """Recompute communities (hierarchical Leiden), their summaries and PageRank."""
     from graphmind import api
     from graphmind.cli_progress import make_progress, print_community_stats
-    from graphmind.communities.pipeline import CommunityOptions
 
-    options = CommunityOptions(
-        projection=projection,  # type: ignore[arg-type]
+    config = settings()
+    options = _given(
+        config.communities,
+        projection=projection,
         max_size=max_size,
         max_levels=levels,
         resolution=resolution,
+        summarize=summaries,
     )
     with make_progress(err, enabled=not as_json) as progress:
-        stats = api.communities(options, settings(), progress, summarize=summaries)
+        stats = api.communities(options, config, progress)
     if as_json:
         click.echo(json.dumps(stats.__dict__, indent=2, default=str))
     else:

@@ -3,12 +3,21 @@
 Precedence: explicit arguments, then environment, then the TOML file, then defaults.
 The TOML file may be flat (``llm_model = "..."``) or use one level of tables
 (``[llm] model = "..."`` means ``llm_model``).
+
+The knobs of the engine are sections: ``[build]``, ``[ask]``, ``[communities]``,
+``[prune]`` and ``[eval]`` (with sub-tables such as ``[ask.retrieve]`` or
+``[ask.memory.planner]``). A section is the engine's own options dataclass
+(``BuildOptions``, ``AskOptions``, ...), validated by pydantic, so each default is
+written once, in that dataclass; an environment variable reaches a nested knob with
+``__`` between the names (``GRAPHMIND_ASK__K=5``, ``GRAPHMIND_ASK__MEMORY__MODE=off``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -17,18 +26,30 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from graphmind.ask.loop import AskOptions
+from graphmind.communities.pipeline import CommunityOptions
 from graphmind.core.errors import ConfigError
 from graphmind.embed.spec import EmbedderSpec, parse_embedder
+from graphmind.ingest.pipeline import BuildOptions
+from graphmind.memory.prune import PruneOptions
 
 DEFAULT_STORE = "falkordb-lite://./.graphmind/graph.db"
 FALKORDB_SCHEME = "falkordb-lite://"
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 CONFIG_ENV = "GRAPHMIND_CONFIG"
 DEFAULT_CONFIG_FILE = "graphmind.toml"
+SECTIONS: dict[str, type[Any] | None] = {
+    "build": BuildOptions,
+    "ask": AskOptions,
+    "communities": CommunityOptions,
+    "prune": PruneOptions,
+    "eval": None,  # EvalOptions lives above this layer: ``graphmind.eval`` checks its table
+}
 
 
 class _TomlSource(PydanticBaseSettingsSource):
-    """Reads graphmind.toml, flattening one level of tables into ``table_key``."""
+    """Reads graphmind.toml, flattening one level of tables into ``table_key``; the
+    tables of ``SECTIONS`` stay nested (a name their dataclass lacks is refused)."""
 
     def __init__(self, settings_cls: type[BaseSettings], path: Path | None) -> None:
         super().__init__(settings_cls)
@@ -44,7 +65,12 @@ class _TomlSource(PydanticBaseSettingsSource):
             raise ConfigError(f"cannot read {self.path}: {exc}") from exc
         flat: dict[str, Any] = {}
         for key, value in raw.items():
-            if isinstance(value, dict):
+            if key in SECTIONS and isinstance(value, dict):
+                known = SECTIONS[key]
+                if known is not None:
+                    _check_names(known, value, f"{self.path}: [{key}")
+                flat[key] = value
+            elif isinstance(value, dict):
                 for sub, subvalue in value.items():
                     flat[f"{key}_{sub}"] = subvalue
             else:
@@ -64,7 +90,9 @@ class _TomlSource(PydanticBaseSettingsSource):
 class Settings(BaseSettings):
     """All GraphMind settings. Environment variable = ``GRAPHMIND_`` + upper-case name."""
 
-    model_config = SettingsConfigDict(env_prefix="GRAPHMIND_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="GRAPHMIND_", env_nested_delimiter="__", extra="ignore"
+    )
 
     store: str = Field(DEFAULT_STORE, description="store URI: falkordb-lite://PATH or bolt/neo4j")
     store_lock_wait: float = Field(0.0, ge=0, description="seconds to wait for a busy store")
@@ -94,6 +122,16 @@ class Settings(BaseSettings):
     llm_cache: str | None = Field(None, description="response cache file; 'off' disables")
     model_dir: str = Field(
         "~/.cache/graphmind/models", description="where scripts/fetch_model.py puts GGUF files"
+    )
+
+    build: BuildOptions = Field(default_factory=BuildOptions, description="[build]")
+    ask: AskOptions = Field(default_factory=AskOptions, description="[ask]")
+    communities: CommunityOptions = Field(
+        default_factory=CommunityOptions, description="[communities]"
+    )
+    prune: PruneOptions = Field(default_factory=PruneOptions, description="[prune]")
+    eval: dict[str, Any] = Field(
+        default_factory=dict, description="[eval]: EvalOptions fields, checked by graphmind.eval"
     )
 
     @classmethod
@@ -151,6 +189,19 @@ def parse_store_uri(uri: str) -> StoreTarget:
         f"unsupported store URI {uri!r}: use {FALKORDB_SCHEME}PATH or one of "
         + ", ".join(s + "HOST:PORT" for s in NEO4J_SCHEMES)
     )
+
+
+def _check_names(cls: type[Any], table: dict[str, Any], where: str) -> None:
+    """ConfigError naming a key of ``table`` that dataclass ``cls`` has no field for
+    (recursing into sub-tables of nested dataclasses)."""
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(table) - names)
+    if unknown:
+        raise ConfigError(f"{where}]: unknown setting(s) {', '.join(unknown)}")
+    for name, value in table.items():
+        if dataclasses.is_dataclass(hints[name]) and isinstance(value, dict):
+            _check_names(typing.cast(type[Any], hints[name]), value, f"{where}.{name}")
 
 
 def _config_path() -> Path | None:

@@ -210,3 +210,21 @@ def test_eval_on_one_store_keeps_the_configurations_apart(
     assert provider_of(llm).calls == 0 and len(load_results(run_dir)) == 12
     with pytest.raises(ConfigError, match="holds the evaluation run"):
         run_eval(tmp_path / "other", options, settings, llm=llm, embedder=embedder)
+
+
+def test_an_llm_extracted_corpus_gets_its_communities(
+    tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphmind import factories
+
+    extraction = scripted_llm(tmp_path / "extract.sqlite")
+    monkeypatch.setattr(factories, "make_llm", lambda *_a, **_k: extraction)
+    run_dir = tmp_path / "run"
+    options = EvalOptions("musique", data_root=FIXTURES, limit=1, configs=("naive",))
+    options.extract = "llm"
+    llm = scripted_llm(run_dir / "llm.sqlite", responder)
+    run_eval(run_dir, options, settings, llm=llm, embedder=HashingEmbedder(HASH_SPEC))
+    base = settings.model_copy(update={"store": f"falkordb-lite://{run_dir / 'stores/base.db'}"})
+    with open_store(base) as store:
+        counts = store.counts()
+    assert counts["Entity"] > 0 and counts["Community"] > 0

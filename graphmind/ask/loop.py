@@ -76,11 +76,14 @@ STEM_CHARS = 5  # a word's crude stem: its first letters (worked ~ working ~ wor
 SUPPORTING = 5  # passages cited for an answer when its round cited none
 
 
+Mode = Literal["loop", "naive", "judged"]
+
+
 @dataclass
 class AskOptions:
     """The loop's knobs."""
 
-    mode: Literal["loop", "naive", "judged"] = "loop"
+    mode: Mode = "loop"
     max_rounds: int = 2
     k: int = 10  # the naive baseline's passages; round 1 shows these first
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k

@@ -32,6 +32,7 @@ from graphmind.core.errors import BadInputError
 from graphmind.core.ids import digest
 from graphmind.core.progress import Progress, counter
 from graphmind.store.base import DELETE_BATCH, GraphStore, Projection, iter_batches
+from graphmind.store.schema import META_ID
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
@@ -42,13 +43,15 @@ WRITE_BATCH = 200  # communities per write (each carries its embedding)
 PARENT_BATCH = 2000  # parent links per write
 FALLBACK_NAMES = 12  # member names in a summary written without an LLM
 TITLE_NAMES = 3  # of those, named in its title
+ProjectionKind = Literal["related", "cooccurrence"]
 
 
 @dataclass
 class CommunityOptions:
-    """How communities are found and summarised."""
+    """How communities are found and summarised (``summarize`` False, or no LLM: a
+    community is titled by its members' names)."""
 
-    projection: Literal["related", "cooccurrence"] = "related"
+    projection: ProjectionKind = "related"
     max_size: int = 50
     max_levels: int = 3
     min_size: int = 2
@@ -56,6 +59,7 @@ class CommunityOptions:
     seed: int = 42
     max_entities: int = 30
     max_relations: int = 40
+    summarize: bool = True
 
     def check(self) -> None:
         """BadInputError for values that would do something else than asked (``max_levels``
@@ -84,6 +88,30 @@ class CommunityStats:
     summarised: int = 0
     summary_failures: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+
+
+def refresh_communities(
+    store: GraphStore,
+    embedder: Embedder,
+    llm: LLM | None,
+    options: CommunityOptions | None = None,
+    progress: Progress | None = None,
+) -> CommunityStats:
+    """``build_communities``, then mark the community layer current."""
+    stats = build_communities(store, embedder, llm, options, progress)
+    mark_stale(store, False)
+    return stats
+
+
+def mark_stale(store: GraphStore, stale: bool) -> None:
+    """Record whether entities changed since the communities were computed."""
+    store.run("community/mark_stale", {"id": META_ID, "stale": stale}, write=True)
+
+
+def communities_stale(store: GraphStore) -> bool:
+    """True when entities changed since the last community run and there are entities."""
+    row = store.run("community/status", {"id": META_ID})[0]
+    return bool(row["stale"]) and int(row["entities"]) > 0
 
 
 @dataclass
@@ -139,7 +167,8 @@ def build_communities(
     todo = [p for p in planned if not (p.id in existing and existing[p.id]["summarised"])]
     stats.new, stats.unchanged = len(todo), len(planned) - len(todo)
     t0 = time.perf_counter()
-    rows = _summarise(store, embedder, llm, todo, opts, stats, progress)
+    summariser = llm if opts.summarize else None
+    rows = _summarise(store, embedder, summariser, todo, opts, stats, progress)
     stats.seconds["summarise"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

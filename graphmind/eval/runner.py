@@ -28,11 +28,14 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphmind.ask.loop import AskLoop, AskOptions
+from pydantic import TypeAdapter, ValidationError
+
+from graphmind.ask.loop import AskLoop, AskOptions, Mode
+from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings
 from graphmind.core.decision import Candidate, Decision
 from graphmind.core.errors import BadInputError, ConfigError, InterruptedBuildError, LLMError
@@ -42,11 +45,11 @@ from graphmind.eval.metrics import ConsistencyResult, consistency, recall_at_k
 from graphmind.eval.records import QuestionResult, append_result, load_results, score
 from graphmind.eval.report import write_report
 from graphmind.factories import open_store
-from graphmind.ingest.pipeline import BuildOptions
+from graphmind.ingest.pipeline import BuildOptions, ExtractMode
 from graphmind.memory.decisions import final_verdicts
 from graphmind.memory.feedback import record_feedback
 from graphmind.memory.querytypes import cluster
-from graphmind.memory.session import MemoryOptions
+from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.store import GraphStore
 from graphmind.store.base import DELETE_BATCH
 from graphmind.store.schema import META_ID
@@ -55,8 +58,8 @@ if TYPE_CHECKING:
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
 
-Mode = Literal["loop", "naive", "judged"]
-CONFIGS: dict[str, tuple[Mode, Literal["off", "profiles", "full"]]] = {
+EvalProtocol = Literal["sequential", "given"]
+CONFIGS: dict[str, tuple[Mode, MemoryMode]] = {
     "naive": ("naive", "off"),  # vector top-k, one answer call
     "loop": ("loop", "off"),  # the evidence loop without memory
     "profiles": ("loop", "profiles"),  # + the reasoning graph (evidence profiles)
@@ -87,8 +90,8 @@ class EvalOptions:
     k: int = AskOptions.k
     max_rounds: int = AskOptions.max_rounds
     recall_k: tuple[int, ...] = (2, 5, 10)
-    protocol: Literal["sequential", "given"] = "sequential"
-    extract: Literal["none", "llm"] = "none"
+    protocol: EvalProtocol = "sequential"
+    extract: ExtractMode = "none"
     chunk_size: int = 256
     consistency: int = 0  # probe questions for verdict consistency (0: skip)
     consistency_runs: int = 3
@@ -108,6 +111,23 @@ class EvalOptions:
             "extract": self.extract,
             "chunk_size": self.chunk_size,
         }
+
+
+def eval_options(settings: Settings, dataset: str, **given: Any) -> EvalOptions:
+    """The options of an evaluation of ``dataset``: each value given (None: not given),
+    else the settings' ``[eval]`` table, else the ``EvalOptions`` default."""
+    table = settings.eval
+    unknown = sorted(set(table) - {f.name for f in fields(EvalOptions)} - {"dataset"})
+    if unknown:
+        raise ConfigError(f"[eval]: unknown setting(s) {', '.join(unknown)}")
+    chosen = {k: v for k, v in given.items() if v is not None}
+    try:
+        return TypeAdapter(EvalOptions).validate_python({**table, **chosen, "dataset": dataset})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid [eval] setting: {problems}") from exc
 
 
 Report = Callable[[str], None]
@@ -371,8 +391,10 @@ def _build(run: _Run, embedder: Embedder, progress: Progress | None) -> None:
 def _build_into(
     run: _Run, store: GraphStore, embedder: Embedder, progress: Progress | None
 ) -> None:
-    """Build the dataset's corpus into ``store`` (resumable; LLM answers cached in the run)."""
-    from graphmind.ingest.pipeline import BuildPipeline
+    """Build the dataset's corpus into ``store`` through every build stage, communities
+    included (resumable; LLM answers cached in the run). Only the run's ``extract`` and
+    ``chunk_size`` differ from the build defaults, so the run identity pins the corpus."""
+    from graphmind.ingest.build import run_build
 
     corpus = write_corpus(run.dataset, run.run_dir / "corpus.json")
     run.say(f"building {len(run.dataset.corpus)} passages into {store.location}")
@@ -383,7 +405,7 @@ def _build_into(
         from graphmind.factories import make_llm
 
         llm = make_llm(run.settings, cache_dir=run.run_dir)
-    report = BuildPipeline(store, embedder, llm, options, progress).run([str(corpus)])
+    report = run_build(store, embedder, llm, [str(corpus)], options, CommunityOptions(), progress)
     if report.interrupted:
         raise InterruptedBuildError(
             "the build was interrupted; run the same command again to resume"

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 ExtractMode = Literal["llm", "none"]
 ResolveMode = Literal["link", "merge", "off"]
+Layer = Literal["episodic"]
 LINK_BATCH = 500
 PLAN_BATCH = 1000  # document sources whose build state one query reads
 EMBED_BATCH = 256  # texts per embedder call
@@ -68,7 +69,9 @@ REJECTED = (QueryFailedError, QueryParameterError)  # the store refused one quer
 @dataclass
 class BuildOptions:
     """What to read and how to build. ``chunk_size`` None: 512 tokens, or what the
-    embedder reads when that is less (so no chunk is cut short when embedded)."""
+    embedder reads when that is less (so no chunk is cut short when embedded).
+    ``communities``: recompute communities and PageRank when entities changed;
+    ``layers``: optional layers (``episodic``: sliding-window narrative summaries)."""
 
     load: LoadOptions = field(default_factory=LoadOptions)
     chunk_size: int | None = None
@@ -79,6 +82,8 @@ class BuildOptions:
     limit: int | None = None
     same_as_similarity: float = 0.92
     same_as_name_ratio: float = 0.85
+    communities: bool = True
+    layers: tuple[Layer, ...] = ()
 
     def check(self) -> None:
         """BadInputError for values that would do something else than asked."""

@@ -31,6 +31,13 @@ EDGES = DELETE_BATCH  # EVALUATED edges deleted per query (transaction) at most
 
 
 @dataclass
+class PruneOptions:
+    """How many evaluations ``graphmind prune`` keeps per evidence item."""
+
+    keep: int = DEFAULT_KEEP
+
+
+@dataclass
 class PruneReport:
     """What pruning found and removed."""
 

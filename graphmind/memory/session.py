@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
 from graphmind.memory.planner import Plan, PlannerOptions, excluded_evidence, plan_retrieval
@@ -26,7 +26,7 @@ from graphmind.memory.stats import ensure_stats
 from graphmind.store.base import GraphStore
 
 MemoryMode = Literal["off", "profiles", "full"]
-MEMORY_MODES: tuple[MemoryMode, ...] = ("off", "profiles", "full")
+MEMORY_MODES: tuple[MemoryMode, ...] = get_args(MemoryMode)
 
 
 @dataclass
