@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphmind import api
+from graphmind.ask.loop import AskOptions
 from graphmind.cli import main
 from graphmind.config import SECTIONS, load_settings
 from graphmind.core.errors import ConfigError
@@ -57,7 +58,7 @@ def test_a_section_and_an_environment_variable_reach_the_options(
     assert tuple(settings.build.load.include) == ("*.md",)
     assert (settings.ask.k, settings.ask.max_rounds, settings.ask.memory.mode) == (5, 4, "off")
     assert settings.ask.retrieve.per_list == 30 and settings.ask.memory.planner.explore == 0.0
-    assert settings.ask.extra == 4  # untouched knobs keep the dataclass default
+    assert settings.ask.extra == AskOptions().extra  # untouched knobs keep the dataclass default
     assert settings.communities.max_size == 7 and not settings.communities.summarize
     assert settings.prune.keep == 9
     options = eval_options(settings, "musique", k=2)
