@@ -11,6 +11,7 @@ from graphmind.config import Settings, load_settings
 from graphmind.core.errors import BadInputError, ConfigError, EmptyStoreError, NotFoundError
 from graphmind.core.progress import Progress
 from graphmind.factories import open_store
+from graphmind.ingest.documents import LIST_LIMIT
 from graphmind.ingest.pipeline import BuildOptions, BuildReport
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def build(
 
 
 def documents(
-    match: str | None = None, *, limit: int = 1000, settings: Settings | None = None
+    match: str | None = None, *, limit: int = LIST_LIMIT, settings: Settings | None = None
 ) -> list[DocumentInfo]:
     """The documents in the store (by source); ``match`` filters on title or source."""
     from graphmind.ingest.documents import list_documents

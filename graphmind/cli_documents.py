@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmind.config import Settings
+from graphmind.ingest.documents import LIST_LIMIT
 
 
 def register(main: click.Group, out: Console) -> None:
@@ -25,7 +26,7 @@ def register(main: click.Group, out: Console) -> None:
     @click.option(
         "--limit",
         type=click.IntRange(min=1),
-        default=1000,
+        default=LIST_LIMIT,
         show_default=True,
         help="At most this many.",
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from graphmind import __version__
@@ -136,19 +137,25 @@ class GraphMindTools:
     def ask(
         self,
         question: str,
-        max_rounds: int = 3,
-        k: int = 20,
-        memory: Literal["off", "profiles", "full"] = "full",
+        max_rounds: int | None = None,
+        k: int | None = None,
+        memory: Literal["off", "profiles", "full"] | None = None,
     ) -> dict[str, Any]:
-        """Answer with the evidence loop; the decision is recorded in the graph."""
+        """Answer with the evidence loop; the decision is recorded in the graph. A knob
+        left out takes the ``[ask]`` settings (the loop's defaults unless configured)."""
         from graphmind import api
-        from graphmind.ask.loop import AskOptions
-        from graphmind.memory.session import MemoryOptions
 
-        if not 1 <= max_rounds <= 10 or not 1 <= k <= MAX_K:
+        config = self.settings()
+        base = config.ask
+        options = replace(
+            base,
+            max_rounds=base.max_rounds if max_rounds is None else max_rounds,
+            k=base.k if k is None else k,
+            memory=base.memory if memory is None else replace(base.memory, mode=memory),
+        )
+        if not 1 <= options.max_rounds <= 10 or not 1 <= options.k <= MAX_K:
             raise BadInputError(f"max_rounds must be 1-10 and k 1-{MAX_K}")
-        options = AskOptions(max_rounds=max_rounds, k=k, memory=MemoryOptions(mode=memory))
-        d = api.ask(question, options, self.settings())
+        d = api.ask(question, options, config)
         return {
             "decision_id": d.id,
             "answer": d.answer,
@@ -253,9 +260,9 @@ def build_server(tools: GraphMindTools | None = None) -> MCPServer:
     )
     def ask(
         question: str,
-        max_rounds: int = 3,
-        k: int = 20,
-        memory: Literal["off", "profiles", "full"] = "full",
+        max_rounds: int | None = None,
+        k: int | None = None,
+        memory: Literal["off", "profiles", "full"] | None = None,
     ) -> dict[str, Any]:
         return call(impl.ask, question, max_rounds, k, memory)
 

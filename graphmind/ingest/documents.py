@@ -84,8 +84,11 @@ class _Impact:
     decisions: dict[str, list[dict[str, Any]]]
 
 
+LIST_LIMIT = 1000  # documents listed at most, unless asked otherwise
+
+
 def list_documents(
-    store: GraphStore, *, match: str | None = None, limit: int = 1000
+    store: GraphStore, *, match: str | None = None, limit: int = LIST_LIMIT
 ) -> list[DocumentInfo]:
     """Documents by source; ``match`` keeps those whose title or source contains it."""
     if limit < 1:
