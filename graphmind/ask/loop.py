@@ -659,38 +659,7 @@ def _follow_up(state: _State) -> list[str]:
 _CONNECTOR = r"(?:of|de|del|da|di|du|la|le|van|von|der|den|the|and|&|on|upon|in)"
 _NAME = re.compile(rf"[A-Z0-9][\w'\u2019.-]*(?:\s+(?:{_CONNECTOR}\s+)*[A-Z0-9][\w'\u2019.-]*)*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
-_OPENERS = frozenset(
-    [
-        "who",
-        "whom",
-        "whose",
-        "what",
-        "which",
-        "where",
-        "when",
-        "why",
-        "how",
-        "is",
-        "are",
-        "was",
-        "were",
-        "did",
-        "does",
-        "do",
-        "in",
-        "on",
-        "at",
-        "for",
-        "from",
-        "of",
-        "the",
-        "a",
-        "an",
-        "as",
-        "by",
-        "with",
-    ]
-)
+_OPENERS = _STOPWORDS  # words left out where they open a run of capitalised words
 
 
 def question_entities(question: str) -> list[str]:
