@@ -697,13 +697,14 @@ def grounded(question: str, j: Judgement) -> bool:
 
 def better(question: str, new: Round, old: Round) -> bool:
     """Whether a later round's answer replaces the one kept: it is supported, and the kept
-    one is not, or it builds on it (its cited passages state the kept answer: the kept
-    answer was the bridge to this one, as in a two-hop question)."""
+    one is not, or it is the same answer (its grade and citations are the later ones), or
+    it builds on it (its cited passages state the kept answer: the kept answer was the
+    bridge to this one, as in a two-hop question)."""
     j, kept = new.judgement, old.judgement
-    if not grounded(question, j) or j.draft_answer == kept.draft_answer:
+    if not grounded(question, j):
         return False
-    if not grounded(question, kept):
-        return True
+    if not grounded(question, kept) or j.draft_answer == kept.draft_answer:
+        return True  # a supported answer, or the same one confirmed by later evidence
     cited = [
         f"{new.candidates[v.ref - 1].title} {new.candidates[v.ref - 1].text}"
         for v in j.verdicts

@@ -140,7 +140,7 @@ def _header(d: Decision) -> RenderableType:
         )
     if d.cues:
         grid.add_row("cues", Text("\n".join(f"• {c}" for c in d.cues)))
-    return Panel(grid, title="Decision", title_align="left", border_style="cyan")
+    return Panel(grid, title="Decision", title_align="left", border_style="cyan", expand=False)
 
 
 def round_panel(rnd: Round) -> RenderableType:
@@ -152,14 +152,14 @@ def round_panel(rnd: Round) -> RenderableType:
             queries.append("\n")
         queries.append("query ", style="bold")
         queries.append(query)
-    table = Table(box=box.SIMPLE_HEAD, expand=True, show_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, expand=False, show_edge=False)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("document", ratio=2)
-    table.add_column("text", ratio=5)
-    table.add_column("sources", ratio=2)
+    table.add_column("document", max_width=30)
+    table.add_column("text", max_width=80)
+    table.add_column("sources", max_width=30)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
-    table.add_column("reason", ratio=3)
+    table.add_column("reason", max_width=48)
     table.add_column("Δconf", justify="right", no_wrap=True)
     for rank, c in enumerate(rnd.candidates, start=1):
         v = rnd.verdict_of(c.id)
@@ -205,16 +205,17 @@ def round_panel(rnd: Round) -> RenderableType:
         subtitle=f"{rnd.tokens} tokens, store {_ms(rnd.store_ms)}, LLM {_ms(rnd.llm_ms)}",
         subtitle_align="right",
         border_style="blue",
+        expand=False,  # as wide as its content: a piped console is 10,000 columns wide
     )
 
 
 def _citations(d: Decision) -> RenderableType:
     if not d.citations:
         return Text("no citations", style="dim")
-    table = Table(title="Citations", title_justify="left", box=box.SIMPLE_HEAD, expand=True)
+    table = Table(title="Citations", title_justify="left", box=box.SIMPLE_HEAD, expand=False)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("document", ratio=2)
-    table.add_column("text", ratio=6)
+    table.add_column("document", max_width=30)
+    table.add_column("text", max_width=80)
     table.add_column("chunk", no_wrap=True, style="dim")
     for rank, c in enumerate(d.citations, start=1):
         title = Text(c.title) if c.title else Text("(chunk no longer stored)", style="dim")
