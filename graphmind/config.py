@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     llm_temperature: float = Field(0.0, ge=0)
     llm_concurrency: int = Field(4, gt=0, description="parallel calls to an endpoint")
     llm_max_retries: int = Field(2, ge=0, description="repair retries on invalid output")
+    llm_request_tries: int = Field(
+        5, ge=1, description="tries of one request on a timeout, lost connection or 5xx/429"
+    )
     llm_timeout: float = Field(180.0, gt=0, description="seconds per call")
     llm_context: int = Field(4096, gt=0, description="context window of a local model")
     llm_threads: int | None = Field(None, gt=0, description="CPU threads of a local model")

@@ -2,8 +2,8 @@
 
 Every finding that stops building or asking is a problem (and the command's exit status
 is then 1): a store that cannot be opened, an index not online, an embedder that cannot
-be set up, LLM settings that contradict themselves, no LLM at all, or a local model
-without llama-cpp-python.
+be set up, LLM settings that contradict themselves, no LLM at all, an endpoint that does
+not answer one tiny request, or a local model that is missing llama-cpp-python or crashes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from graphmind.config import Settings
 from graphmind.core.errors import GraphMindError
-from graphmind.factories import NONE_HINT, choose_llm, describe_llm, open_store
+from graphmind.factories import NONE_HINT, choose_llm, describe_llm, make_provider, open_store
 from graphmind.store import StoreInfo
 
 
@@ -91,6 +91,8 @@ def _llm_problems(settings: Settings) -> list[str]:
         return [f"LLM: {exc}"]
     if choice.kind == "none":
         return [f"no LLM: building with extraction and asking need one ({NONE_HINT})"]
+    if choice.kind == "openai":
+        return _endpoint_problems(settings)
     if choice.kind == "llama-cpp":
         from graphmind.llm.llamacpp_provider import INSTALL_HINT, llama_cpp_available
 
@@ -103,4 +105,37 @@ def _llm_problems(settings: Settings) -> list[str]:
 
             problem = check_local_model(choice.gguf_path)
             return [problem] if problem else []
+    return []
+
+
+# The endpoint check: one short request, tried twice, waiting at most this long for each.
+PROBE_TRIES = 2
+PROBE_TIMEOUT = 30.0
+_PROBE_SCHEMA = {
+    "title": "Probe",
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+
+
+def _endpoint_problems(settings: Settings) -> list[str]:
+    """One tiny request to the configured endpoint: reachable, key accepted, model served."""
+    probe = settings.model_copy(
+        update={
+            "llm_request_tries": PROBE_TRIES,
+            "llm_timeout": min(settings.llm_timeout, PROBE_TIMEOUT),
+        }
+    )
+    try:
+        provider = make_provider(probe)
+        assert provider is not None
+        provider.complete(
+            [{"role": "user", "content": 'Reply with the JSON {"ok": true}.'}],
+            schema=_PROBE_SCHEMA,
+            max_tokens=16,
+            temperature=0.0,
+        )
+    except GraphMindError as exc:
+        return [f"LLM: {exc}"]
     return []

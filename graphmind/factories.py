@@ -187,6 +187,7 @@ def make_provider(settings: Settings) -> Provider | None:
                 api_key=key,
                 timeout=settings.llm_timeout,
                 concurrency=settings.llm_concurrency,
+                max_attempts=settings.llm_request_tries,
             )
         except LLMError as exc:
             raise ConfigError(f"{exc} (set GRAPHMIND_LLM_API_KEY)") from exc

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from openai_server import FakeServer, serving
 
 from buildkit import CORPUS
 from graphmind.embed.spec import EmbedderSpec
@@ -137,3 +138,9 @@ def chunk_rows_for_child(n: int) -> list[dict[str, object]]:
     return [
         {"id": f"c{i}", "text": f"chunk {i}", "position": i, "embedding": vector} for i in range(n)
     ]
+
+
+@pytest.fixture
+def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeServer]]:
+    """An OpenAI-compatible test server factory (see ``openai_server``)."""
+    yield from serving(monkeypatch)

@@ -11,11 +11,14 @@ import os
 import random
 import re
 import shutil
+import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from openai_server import FakeServer, completion_body, error_body
 from rich.console import Console
 
 from buildkit import CORPUS, scripted_llm
@@ -195,6 +198,34 @@ def test_doctor_fails_on_any_problem(tmp_path: Path) -> None:
     )
     assert embedder.returncode == 1
     assert any(p.startswith("embedder: ") for p in json.loads(embedder.stdout)["problems"])
+
+
+def test_doctor_asks_the_endpoint_for_real(
+    tmp_path: Path, serve: Callable[..., FakeServer]
+) -> None:
+    live = serve(lambda body: (200, {}, completion_body('{"ok": true}')))
+    env = {**HASH, "GRAPHMIND_LLM_BASE_URL": live.base_url, "GRAPHMIND_LLM_MODEL": "test-model"}
+    healthy = graphmind(tmp_path, "doctor", "--json", env=env)
+    assert healthy.returncode == 0, healthy.stdout
+    assert [r["model"] for r in live.requests] == ["test-model"]
+    assert live.requests[0]["max_tokens"] == 16
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        dead_url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    dead = graphmind(tmp_path, "doctor", "--json", env={**env, "GRAPHMIND_LLM_BASE_URL": dead_url})
+    assert dead.returncode == 1
+    problems = json.loads(dead.stdout)["problems"]
+    assert len(problems) == 1
+    assert problems[0].startswith(f"LLM: {dead_url} failed 2 times; last error: ")
+    assert "is the server running" in problems[0]
+
+    refused = serve(lambda body: (401, {}, error_body("Incorrect API key provided")))
+    wrong_key = graphmind(
+        tmp_path, "doctor", env={**env, "GRAPHMIND_LLM_BASE_URL": refused.base_url}
+    )
+    assert wrong_key.returncode == 1
+    assert "HTTP 401: Incorrect API key provided (check GRAPHMIND_LLM_API_KEY)" in wrong_key.stdout
 
 
 @pytest.mark.neo4j

@@ -70,7 +70,10 @@ def test_embedder_specs() -> None:
     assert parse_embedder("st:all-MiniLM-L6-v2").name == "sentence-transformers:all-MiniLM-L6-v2"
     assert parse_embedder("openai:text-embedding-3-small").dimension == 1536
     assert parse_embedder("st:my/custom-model", 512).dimension == 512
-    with pytest.raises(ConfigError, match="GRAPHMIND_EMBEDDING_DIM"):
+    # a local model that is not there is named as missing, not as a missing dimension
+    with pytest.raises(ConfigError, match="'my/custom-model' is not available locally"):
         parse_embedder("my/custom-model")
+    with pytest.raises(ConfigError, match="set GRAPHMIND_EMBEDDING_DIM to it"):
+        parse_embedder("openai:my-endpoint-model")
     with pytest.raises(ConfigError, match="unknown embedder provider"):
         parse_embedder("cohere:embed-v3")

@@ -57,8 +57,9 @@ def test_the_default_offline_model_extracts_entities(tmp_path: Path) -> None:
     assert again == result and llm.ledger.get("extract").cache_hits == 1
 
     too_long = [MESSAGES[0], {"role": "user", "content": "Marie Curie was born. " * 600}]
-    with pytest.raises(LLMOutputError, match="exceed context window"):
+    with pytest.raises(LLMOutputError, match="exceed context window") as refused:
         llm.structured("extract", too_long, Entities)
+    assert "set GRAPHMIND_LLM_CONTEXT higher" in str(refused.value)
     provider.close()
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from openai_server import GOOD, FakeServer, Reply, completion_body, error_body
 from pydantic import BaseModel
 
 from graphmind.core.errors import LLMError, LLMOutputError
@@ -27,83 +25,10 @@ class Entities(BaseModel):
     entities: list[Entity]
 
 
-GOOD = '{"entities": [{"name": "Marie Curie", "type": "person"}]}'
 MESSAGES = [
     {"role": "system", "content": "Extract the named entities."},
     {"role": "user", "content": "Marie Curie was born in Warsaw."},
 ]
-
-Reply = tuple[int, dict[str, str], dict[str, Any]]
-
-
-def completion_body(content: str = GOOD) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "test-model",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19},
-    }
-
-
-def error_body(message: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "invalid_request_error"}}
-
-
-@dataclass
-class FakeServer:
-    """Answers each POST with ``reply(request_body)`` and keeps the request bodies."""
-
-    reply: Callable[[dict[str, Any]], Reply]
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    base_url: str = ""
-
-
-@pytest.fixture
-def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeServer]]:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(reply: Callable[[dict[str, Any]], Reply]) -> FakeServer:
-        fake = FakeServer(reply)
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append({"path": self.path, **body})
-                status, headers, payload = fake.reply(body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        servers.append(server)
-        threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        fake.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-        return fake
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 def provider(base_url: str, sleeps: list[float] | None = None, **kwargs: Any) -> OpenAIProvider:
@@ -240,9 +165,22 @@ def test_a_dead_endpoint_is_an_llm_error_after_retries() -> None:
         port = sock.getsockname()[1]
     sleeps: list[float] = []
     chat = provider(f"http://127.0.0.1:{port}/v1", sleeps, max_attempts=3)
-    with pytest.raises(LLMError, match="failed 3 times"):
+    with pytest.raises(LLMError, match="failed 3 times") as failed:
         LLM(chat, cache=None).structured("extract", MESSAGES, Entities)
     assert len(sleeps) == 2
+    assert "is the server running, and is GRAPHMIND_LLM_BASE_URL right?" in str(failed.value)
+
+
+def test_a_slow_endpoint_names_the_timeout(serve: Callable[..., FakeServer]) -> None:
+    def slow(body: dict[str, Any]) -> Reply:
+        time.sleep(1.0)
+        return 200, {}, completion_body()
+
+    chat = provider(serve(slow).base_url, [], max_attempts=2)
+    chat.client = chat.client.with_options(timeout=0.2)
+    with pytest.raises(LLMError, match="failed 2 times") as failed:
+        LLM(chat, cache=None).structured("extract", MESSAGES, Entities)
+    assert "raise GRAPHMIND_LLM_TIMEOUT" in str(failed.value)
 
 
 def test_retry_after_forms() -> None:

@@ -77,10 +77,20 @@ def parse_embedder(value: str, dimension: int | None = None) -> EmbedderSpec:
     short = model.rstrip("/\\").rsplit("/", 1)[-1].lower()
     dim = dimension or KNOWN_DIMENSIONS.get(short)
     if dim is None and provider in LOCAL_PROVIDERS:
-        dim = local_model_dimension(Path(model).expanduser())
+        # a model that is not there at all is the problem to name, not its dimension
+        from graphmind.embed.local_models import resolve_model_path
+
+        dim = local_model_dimension(resolve_model_path(model))
+        if dim is None:
+            raise ConfigError(
+                f"the dimension of embedder {model!r} is not in its sentence-transformers "
+                "configuration (modules.json with a Pooling or Dense module); "
+                "set GRAPHMIND_EMBEDDING_DIM to it"
+            )
     if dim is None:
         raise ConfigError(
-            f"the dimension of embedder {model!r} is not known; set GRAPHMIND_EMBEDDING_DIM"
+            f"the dimension of the endpoint's embedding model {model!r} is not known to "
+            "GraphMind: set GRAPHMIND_EMBEDDING_DIM to it (e.g. 1536)"
         )
     if dim <= 0:
         raise ConfigError(f"embedding dimension must be positive, got {dim}")

@@ -113,7 +113,7 @@ class LlamaCppProvider:
                     temperature=temperature,
                 )
             except ValueError as exc:  # e.g. the prompt exceeds the context window
-                raise LLMRequestError(f"llama.cpp refused the request: {exc}") from exc
+                raise LLMRequestError(f"llama.cpp refused the request: {exc}{_hint(exc)}") from exc
             except RuntimeError as exc:
                 raise LLMError(f"llama.cpp failed: {exc}") from exc
         text = response["choices"][0]["message"].get("content") or ""
@@ -160,3 +160,13 @@ def grammar_schema(node: Any) -> Any:
     if isinstance(node, list):
         return [grammar_schema(v) for v in node]
     return node
+
+
+def _hint(exc: ValueError) -> str:
+    """What to do about a refusal llama.cpp explains only in its own terms."""
+    if "context window" in str(exc):
+        return (
+            " (the prompt and its answer do not fit the local model's context window: "
+            "set GRAPHMIND_LLM_CONTEXT higher, e.g. 8192, or shorten the question or document)"
+        )
+    return ""

@@ -190,8 +190,9 @@ class OpenAIProvider:
                 raise self._unusable(str(exc)) from exc
             retries += 1
             if retries >= self.max_attempts:
+                hint = _hint(error)
                 raise LLMError(
-                    f"{self.base_url} failed {retries} times; last error: {_message(error)}"
+                    f"{self.base_url} failed {retries} times; last error: {_message(error)}{hint}"
                 ) from error
             self.sleep(self._backoff(retries) if delay is None else min(delay, _MAX_RETRY_AFTER))
         choices = getattr(response, "choices", None)
@@ -227,6 +228,15 @@ class OpenAIProvider:
         if hint:
             return LLMError(f"{text} ({hint})")
         return LLMRequestError(text)
+
+
+def _hint(error: Exception) -> str:
+    """What to check after the last try of a request that never got an answer."""
+    if isinstance(error, openai.APITimeoutError):
+        return " (the model may be slow: raise GRAPHMIND_LLM_TIMEOUT)"
+    if isinstance(error, openai.APIConnectionError):
+        return " (nothing answered: is the server running, and is GRAPHMIND_LLM_BASE_URL right?)"
+    return ""
 
 
 def _schema_name(schema: dict[str, Any]) -> str:
