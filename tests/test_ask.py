@@ -151,6 +151,30 @@ def test_two_hop_question_needs_a_second_round(corpus_store: GraphStore, tmp_pat
     )
 
 
+def test_a_later_round_offers_the_follow_ups_nearest_passages_even_if_shown_before(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """Round 1 showed the second hop but cited only the first (as a small model does): the
+    follow-up query's own nearest passages come back in round 2, so the hop can be made."""
+
+    def hop(messages: list[Message]) -> str:
+        if is_check(messages):
+            return check(messages)
+        found = candidates_in(messages)
+        first = [n for n, t in found.items() if FIRST_HOP in t]
+        second = [n for n, t in found.items() if SECOND_HOP in t]
+        if "Still needed" in messages[1]["content"] and first and second:
+            return json.dumps({"answer": "Port Ellis", "citations": first + second})
+        return json.dumps({"answer": "Silent Harbor", "citations": first})
+
+    decision = loop(corpus_store, tmp_path, hop, k=5).ask(QUESTION)
+    harbor = chunk_of(corpus_store, "Silent Harbor")
+    first, second = decision.rounds
+    assert harbor in {c.id for c in first.candidates}  # shown in round 1, not cited
+    assert second.candidates[1].id == harbor  # after the carried passage, the nearest
+    assert decision.answer == "Port Ellis"
+
+
 def test_round_one_shows_the_naive_baselines_passages_first(
     corpus_store: GraphStore, tmp_path: Path
 ) -> None:

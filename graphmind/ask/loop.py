@@ -224,12 +224,18 @@ class AskLoop:
             if state.expanded:
                 lists.append({"expand": state.expanded})
             carried = state.used()
-            exclude = state.rejected() | {c.id for c in carried}
+            carried_ids = {c.id for c in carried}
+            exclude = state.rejected() | carried_ids
             width = state.k + self.options.extra
             fused = [f for f in fuse(lists, FUSE_ALL) if f[0] not in exclude]
             if not state.rounds:  # the naive baseline's passages first, in its order
                 hits = self.store.vector_search("Chunk", vectors[0], state.k)
                 fused = _vector_first(fused, [(h.id, h.similarity) for h in hits])
+            else:  # the follow-up's own nearest passages first, even ones shown uncited
+                # before: they may hold the next hop, which the question's answer did not
+                hits = self.store.vector_search("Chunk", vectors[-1], self.options.follow_up)
+                nearest = [(h.id, h.similarity) for h in hits if h.id not in carried_ids]
+                fused = _vector_first(fused, nearest)
             state.fused.update(f[0] for f in fused)
             excluded = state.memory.exclude([f[0] for f in fused])
             fused = [f for f in fused if f[0] not in excluded]
