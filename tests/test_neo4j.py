@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,34 @@ def test_no_query_aggregates_nulls_even_unfiltered(
     finally:
         store.close()
     assert [w for w in driver_warnings(caplog) if "null value eliminated" in w] == []
+
+
+def test_builders_creating_the_same_index_at_once_do_not_fail(neo4j: GraphStore) -> None:
+    """Builders on a new database run the same ``CREATE … IF NOT EXISTS`` at once; Neo4j
+    then refuses all but one as already existing (without the fix, most of these calls
+    failed), which is not an error here."""
+    workers = 8
+    stores = [open_neo4j() for _ in range(workers)]
+    try:
+        for _ in range(5):
+            neo4j.run("schema/drop_index", write=True, index="document_source")
+            barrier = threading.Barrier(workers)
+
+            def create(store: GraphStore, start: threading.Barrier = barrier) -> None:
+                assert isinstance(store, neo4j_store.Neo4jStore)
+                start.wait()
+                store.create_schema_rule(
+                    "schema/create_property_index",
+                    index="document_source",
+                    label="Document",
+                    property="source",
+                )
+
+            with ThreadPoolExecutor(workers) as pool:
+                for future in [pool.submit(create, s) for s in stores]:
+                    future.result()  # re-raises a builder's error
+            names = {r["name"] for r in neo4j.run("schema/list_indexes")}
+            assert "document_source" in names
+    finally:
+        for store in stores:
+            store.close()

@@ -44,6 +44,15 @@ from graphmind.store.schema import (
     vector_index_name,
 )
 
+# Neo4j's answers to creating an index or constraint that another session just created
+ALREADY_EXISTS = frozenset(
+    {
+        "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        "Neo.ClientError.Schema.IndexAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintAlreadyExists",
+    }
+)
+
 NOTIFICATIONS: dict[str, Any] = {
     "notifications_min_severity": "WARNING",
     "notifications_disabled_classifications": ["UNRECOGNIZED"],
@@ -100,33 +109,43 @@ class Neo4jStore(GraphStore):
     def _create_schema(self, embedder: EmbedderSpec) -> None:
         self._drop_quantized_vector_indexes()
         for label in NODE_LABELS:
-            self.run(
-                "schema/create_unique_id", write=True, index=constraint_name(label), label=label
+            self.create_schema_rule(
+                "schema/create_unique_id", index=constraint_name(label), label=label
             )
         for label in VECTOR_LABELS:
-            self.run(
+            self.create_schema_rule(
                 "schema/create_vector_index",
                 {"dimension": embedder.dimension},
-                write=True,
                 index=vector_index_name(label),
                 vector_label=label,
             )
         for prop in PROPERTY_INDEXES:
-            self.run(
+            self.create_schema_rule(
                 "schema/create_property_index",
-                write=True,
                 index=prop.name,
                 label=prop.label,
                 property=prop.property,
             )
         for index in FULLTEXT_INDEXES:
-            self.run(
+            self.create_schema_rule(
                 "schema/create_fulltext_index",
-                write=True,
                 index=index.name,
                 text_label=index.label,
                 text_property=index.property,
             )
+
+    def create_schema_rule(
+        self, name: str, params: Mapping[str, Any] | None = None, **slots: str
+    ) -> None:
+        """Run one ``CREATE … IF NOT EXISTS``. Two processes creating the same index at
+        once (two builders on a new database) can both pass the check, and Neo4j then
+        refuses the second as already existing: that index is what was asked for."""
+        try:
+            self.run(name, params, write=True, **slots)
+        except QueryFailedError as exc:
+            cause = exc.__cause__
+            if not (isinstance(cause, neo.Neo4jError) and cause.code in ALREADY_EXISTS):
+                raise
 
     def _drop_quantized_vector_indexes(self) -> None:
         """Drop GraphMind vector indexes created with quantization (Neo4j 5.26's default,
