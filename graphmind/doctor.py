@@ -46,13 +46,18 @@ class DoctorReport:
 def run_doctor(settings: Settings) -> DoctorReport:
     """Open (creating if new) the configured store and describe everything in use."""
     target = settings.store_target()
-    embedder = settings.embedder_spec()
     report = DoctorReport(
         backend=target.backend,
         location=target.location,
-        embedder=f"{embedder.name} (dimension {embedder.dimension})",
+        embedder=settings.embedder,
         llm=describe_llm(settings),
     )
+    try:
+        embedder = settings.embedder_spec()
+    except GraphMindError as exc:  # the store cannot be opened without it either
+        report.problems += [f"embedder: {exc}", *_llm_problems(settings)]
+        return report
+    report.embedder = f"{embedder.name} (dimension {embedder.dimension})"
     report.problems += _embedder_problems(settings) + _llm_problems(settings)
     try:
         with open_store(settings, shared=True) as store:

@@ -198,6 +198,12 @@ def test_doctor_fails_on_any_problem(tmp_path: Path) -> None:
     )
     assert embedder.returncode == 1
     assert any(p.startswith("embedder: ") for p in json.loads(embedder.stdout)["problems"])
+    unknown = graphmind(
+        tmp_path, "doctor", "--json", env={"GRAPHMIND_EMBEDDER": "onnx:no-such-model"}
+    )
+    assert unknown.returncode == 1  # a problem listed, not an error that stops the report
+    problems = json.loads(unknown.stdout)["problems"]
+    assert problems[0].startswith("embedder: embedding model 'no-such-model' is not available")
 
 
 def test_doctor_asks_the_endpoint_for_real(

@@ -300,6 +300,8 @@ def read_text(data: bytes, encoding: str | None = None) -> tuple[str, str | None
         text = data.decode(name)
     except UnicodeDecodeError:
         name, text = str(best.encoding), str(best)
+    if codecs.lookup(name).name == "utf-8":  # UTF-8 after all (many NUL bytes hid it)
+        return text.removeprefix("\ufeff"), None
     note = f"not UTF-8: read as {name} (detected; --encoding overrides)"
     return text.removeprefix("\ufeff"), note
 
