@@ -20,6 +20,7 @@ from graphmind.ask.loop import (
     AskOptions,
     question_entities,
     restates_question,
+    states,
 )
 from graphmind.ask.retrieve import RetrieveOptions
 from graphmind.core.decision import Decision
@@ -329,6 +330,19 @@ def test_a_later_answer_that_does_not_build_on_the_kept_one_does_not_replace_it(
 )
 def test_question_entities(question: str, entities: list[str]) -> None:
     assert question_entities(question) == entities
+
+
+def test_the_bridge_must_be_said_word_for_word() -> None:
+    """A later answer builds on the kept one only when a passage it cites says the kept
+    answer whole: on MuSiQue, "county" alone let "Baranya County" replace the right
+    "Richland County", and "of England" let "John" replace "James I of England"."""
+    baranya = "Baranya County The county lies in southern Hungary, on the border with Croatia."
+    assert not states("Richland County", [baranya])
+    assert not states("James I of England", ["John, King of England, sealed Magna Carta."])
+    assert states("Silent Harbor", ["Aldo Vance directed the movie Silent Harbor."])
+    assert states("the Silent Harbor", ["SILENT HARBOR (film), 1998"])  # normalised
+    assert not states("Silent Harbor", ["Silent Harbors of Maine"])  # whole words only
+    assert not states("", [baranya])
 
 
 def test_an_answer_made_of_the_questions_words_restates_it() -> None:

@@ -704,8 +704,8 @@ def grounded(question: str, j: Judgement) -> bool:
 def better(question: str, new: Round, old: Round) -> bool:
     """Whether a later round's answer replaces the one kept: it is supported, and the kept
     one is not, or it is the same answer (its grade and citations are the later ones), or
-    it builds on it (its cited passages state the kept answer: the kept answer was the
-    bridge to this one, as in a two-hop question)."""
+    it builds on it (a passage it cites says the kept answer word for word: the kept
+    answer was the bridge to this one, as in a two-hop question)."""
     j, kept = new.judgement, old.judgement
     if not grounded(question, j):
         return False
@@ -716,7 +716,16 @@ def better(question: str, new: Round, old: Round) -> bool:
         for v in j.verdicts
         if v.verdict == "used" and 1 <= v.ref <= len(new.candidates)
     ]
-    return grounding(kept.draft_answer, cited) >= GROUNDED
+    return states(kept.draft_answer, cited)
+
+
+def states(answer: str, texts: list[str]) -> bool:
+    """Whether one of the texts says the answer word for word (normalised): "Richland
+    County" is not stated by a passage that only says "county"."""
+    phrase = " ".join(normalize_answer(answer).split())
+    return bool(phrase) and any(
+        f" {phrase} " in f" {' '.join(normalize_answer(t).split())} " for t in texts
+    )
 
 
 def _vector_first(
