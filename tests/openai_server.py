@@ -47,6 +47,20 @@ class FakeServer:
     base_url: str = ""
 
 
+def send_json(
+    handler: BaseHTTPRequestHandler, status: int, body: object, headers: dict[str, str]
+) -> None:
+    """Answer the request ``handler`` serves with ``body`` as JSON."""
+    data = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    for key, value in headers.items():
+        handler.send_header(key, value)
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 def serving(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeServer]]:
     """Start servers that answer with a ``reply`` function; shut them down afterwards."""
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
@@ -63,14 +77,7 @@ def serving(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeServe
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append({"path": self.path, **body})
                 status, headers, payload = fake.reply(body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, payload, headers)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

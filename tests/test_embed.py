@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from openai_server import send_json
 
 from graphmind.config import Settings, load_settings
 from graphmind.core.errors import ConfigError
@@ -365,14 +366,7 @@ def endpoint() -> Iterator[FakeEndpoint]:
             pass
 
         def reply(self, status: int, body: object, headers: dict[str, str]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, body, headers)
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
