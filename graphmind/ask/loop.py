@@ -722,10 +722,8 @@ def better(question: str, new: Round, old: Round) -> bool:
 def states(answer: str, texts: list[str]) -> bool:
     """Whether one of the texts says the answer word for word (normalised): "Richland
     County" is not stated by a passage that only says "county"."""
-    phrase = " ".join(normalize_answer(answer).split())
-    return bool(phrase) and any(
-        f" {phrase} " in f" {' '.join(normalize_answer(t).split())} " for t in texts
-    )
+    phrase = normalize_answer(answer)  # single-spaced already
+    return bool(phrase) and any(f" {phrase} " in f" {normalize_answer(t)} " for t in texts)
 
 
 def _vector_first(
