@@ -155,7 +155,7 @@ def test_delete_equals_a_build_without_the_document(
 
 
 def test_names_that_match_several_documents_need_all(
-    open_store: StoreFactory, tmp_path: Path
+    open_store: StoreFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -172,6 +172,16 @@ def test_names_that_match_several_documents_need_all(
         "One",
         "Two",
     ]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # file names that are not there from here: their ends match
+    assert [d.source for d in find_documents(store, "same.txt")] == [
+        str(tmp_path / "a" / "same.txt"),
+        str(tmp_path / "b" / "same.txt"),
+    ]
+    assert [d.title for d in find_documents(store, "b/same.txt")] == ["same"]
+    assert [d.title for d in find_documents(store, "corpus.json")] == ["One", "Two"]
+    assert find_documents(store, "ame.txt") == [] and find_documents(store, "/same.txt") == []
     with pytest.raises(ConfigError, match=r"matches 2 documents.*--all"):
         delete_documents(store, ["same"])
     with pytest.raises(ConfigError, match="no document matches 'nothing'"):

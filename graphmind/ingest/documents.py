@@ -99,15 +99,20 @@ def list_documents(
 
 def find_documents(store: GraphStore, ref: str) -> list[DocumentInfo]:
     """Documents named by ``ref``: an id, a title, a source, or a file path (a corpus
-    file names all its entries)."""
+    file names all its entries). A path that is not there from here names the files
+    whose path ends with it (``notes.md``, ``docs/notes.md``)."""
     sources = [ref]
-    prefix = None
+    prefix = suffix = None
     path = Path(ref).expanduser()
     if path.exists():
         resolved = str(path.resolve())
         sources.append(resolved)
         prefix = resolved + "#"
-    rows = store.run("documents/find", {"ref": ref, "sources": sources, "prefix": prefix})
+    elif ref.strip("/") and not path.is_absolute():
+        suffix = "/" + ref.strip("/")
+    rows = store.run(
+        "documents/find", {"ref": ref, "sources": sources, "prefix": prefix, "suffix": suffix}
+    )
     return [_info(r) for r in rows]
 
 
