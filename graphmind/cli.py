@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from graphmind import __version__
@@ -784,28 +785,26 @@ def _cell(value: Any) -> str:
 
 def _print_doctor(report: DoctorReport) -> None:
     info = report.store
-    overview = Table(show_header=False, box=None)
-    overview.add_column(style="bold")
-    overview.add_column()
-    overview.add_row("store", f"{report.backend} at {report.location}")
+    rows = [("store", f"{report.backend} at {report.location}")]
     if report.attached_to is not None:
-        overview.add_row(
-            "shared", f"in use by PID {report.attached_to}: reached through its server"
-        )
+        rows.append(("shared", f"in use by PID {report.attached_to}: reached through its server"))
     if info is not None:
-        overview.add_row("server", f"{info.server_version} ({info.edition})")
-        overview.add_row("GDS", info.gds or "no")
+        rows += [("server", f"{info.server_version} ({info.edition})"), ("GDS", info.gds or "no")]
         if info.meta:
-            overview.add_row(
-                "schema",
-                f"version {info.meta.get('schema_version')}, embedder "
-                f"{info.meta.get('embedder')} (dimension {info.meta.get('dimension')})",
+            rows.append(
+                (
+                    "schema",
+                    f"version {info.meta.get('schema_version')}, embedder "
+                    f"{info.meta.get('embedder')} (dimension {info.meta.get('dimension')})",
+                )
             )
-    overview.add_row("embedder", report.embedder)
-    overview.add_row("LLM", report.llm)
-    for problem in report.problems:
-        overview.add_row("[red]problem[/]", problem)
-    out.print(overview)
+    rows += [("embedder", report.embedder), ("LLM", report.llm)]
+    rows += [("problem", problem) for problem in report.problems]
+    width = max(len(key) for key, _ in rows)
+    for key, value in rows:  # key and value lines, no padding after the value
+        style = "bold red" if key == "problem" else "bold"
+        pad = " " * (width - len(key))
+        out.print(f" [{style}]{key}[/]{pad}  {escape(value)}", highlight=False)
     if info is None:
         return
     indexes = Table("index", "type", "label", "properties", "state", title="indexes")

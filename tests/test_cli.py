@@ -53,6 +53,7 @@ def test_doctor_creates_the_store_and_reports_the_same_schema_twice(
     online = "OPERATIONAL" if backend == "falkordb" else "ONLINE"
     for words in (f"{backend} at", "GDS", "no", online, "Chunk", "embedder", "LLM"):
         assert words in human.stdout
+    assert not [line for line in human.stdout.splitlines() if line.endswith(" ")]  # piped
 
 
 def test_doctor_reports_an_embedder_mismatch(tmp_path: Path, store_env: dict[str, str]) -> None:
