@@ -60,6 +60,7 @@ from graphmind.memory.planner import (
     excluded_evidence,
     plan_retrieval,
     traversed_exclusions,
+    traversed_recipe_stats,
 )
 from graphmind.memory.profiles import evidence_profiles, traversed_profiles
 from graphmind.memory.prune import prune_evaluations
@@ -110,14 +111,16 @@ OLD: dict[tuple[str, int], dict[str, tuple[float, float]]] = {
         "profiles_uniform": (12.4, 67.6),
         "profiles_hot": (404, 641),
         "exclusions": (318, 384),
+        "configs": (21.1, 34.6),  # by traversal of the type's decisions, before recipe counts
     },
     ("Neo4j", 1_000_000): {
         "profiles_uniform": (11.1, 33.9),
         "profiles_hot": (233, 454),
         "exclusions": (165, 239),
+        "configs": (12.2, 21.2),
     },
 }
-READS = ("profiles_uniform", "profiles_hot", "exclusions", "query_type", "floor")
+READS = ("profiles_uniform", "profiles_hot", "exclusions", "query_type", "configs", "floor")
 
 Say = Callable[[Any], None]
 
@@ -421,6 +424,13 @@ def read_latencies(
                 walk_reps,
                 1,
             ),
+            timed(
+                "walk_configs",
+                "traversed_recipe_stats (every decision of one type)",
+                lambda i: len(traversed_recipe_stats(store, cands.types[i % n])),
+                walk_reps,
+                1,
+            ),
         ]
     return out
 
@@ -713,6 +723,8 @@ def summary(results: list[Result]) -> Table:
         "exclusions",
         "before",
         "query type",
+        "recipe counts",
+        "before",
         "RETURN 1",
         "traversal hot (now)",
         "= traversal",
@@ -737,6 +749,8 @@ def summary(results: list[Result]) -> Table:
             cell(r.read("exclusions")),
             before("exclusions"),
             cell(r.read("query_type")),
+            cell(r.read("configs")),
+            before("configs"),
             cell(r.read("floor")),
             cell(r.read("walk_profiles_hot")),
             f"{r.checked[0] - r.checked[1]}/{r.checked[0]}",

@@ -32,7 +32,13 @@ from graphmind.core.decision import (
 from graphmind.memory import stats
 from graphmind.memory.decisions import write_decision
 from graphmind.memory.feedback import record_feedback
-from graphmind.memory.planner import PlannerOptions, excluded_evidence, traversed_exclusions
+from graphmind.memory.planner import (
+    PlannerOptions,
+    excluded_evidence,
+    recipe_stats,
+    traversed_exclusions,
+    traversed_recipe_stats,
+)
 from graphmind.memory.profiles import ProfileOptions, evidence_profiles, traversed_profiles
 from graphmind.memory.prune import prune_evaluations
 from graphmind.store.base import GraphStore
@@ -41,6 +47,7 @@ CHUNKS = 2
 TYPES = 2
 WINDOW = 3
 CAPACITY = 5
+RECIPES = ("default", "narrow")
 REASONS = ("another movie", "Another movie.", "wrong year", "names the director", "")
 OPTIONS = (
     ProfileOptions(tmax=WINDOW, recent=2),  # what the window is sized for
@@ -58,6 +65,7 @@ class Decide:
     at: int  # created_at; small, so that decisions tie and the id breaks the tie
     type: int
     correct: bool  # written already correct (as an evaluation run with gold answers may)
+    recipe: int = 0
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,7 @@ decide = st.builds(
     at=st.integers(0, 3),
     type=st.integers(0, TYPES - 1),
     correct=st.booleans(),  # pending (as ask writes them), or correct already
+    recipe=st.integers(0, len(RECIPES) - 1),
 )
 step = st.one_of(
     decide,
@@ -128,7 +137,9 @@ def decision(prefix: str, n: int, op: Decide) -> Decision:
         model="test",
         created_at=op.at,
         outcome="correct" if op.correct else "pending",
-        retrieval=Retrieval(query_type=f"{prefix}-t{op.type}", query_vector=vector),
+        retrieval=Retrieval(
+            query_type=f"{prefix}-t{op.type}", query_vector=vector, config=RECIPES[op.recipe]
+        ),
     )
 
 
@@ -197,6 +208,9 @@ def assert_fast_equals_traversal(store: GraphStore, prefix: str, *, reads: bool)
         assert excluded_evidence(store, chunks, qt, planner) == traversed_exclusions(
             store, chunks, qt, planner
         )
+    for t in range(TYPES):
+        qt = f"{prefix}-t{t}"
+        assert recipe_stats(store, qt) == traversed_recipe_stats(store, qt)
 
 
 @pytest.fixture
@@ -273,10 +287,19 @@ def test_a_store_written_before_the_stats_gets_them(store: GraphStore) -> None:
         {},
         write=True,
     )
-    store._execute("MATCH (t:QueryType) SET t.embedding = null", {}, write=True)
+    store._execute(
+        "MATCH (t:QueryType) SET t.embedding = null, t.recipes = null, "
+        "t.recipe_support = null, t.recipe_correct = null",
+        {},
+        write=True,
+    )
     assert evidence_profiles(store, [f"{prefix}-c0"]) == {}
+    assert recipe_stats(store, f"{prefix}-t0") == []
     assert stats.ensure_stats(store)
     assert evidence_profiles(store, [f"{prefix}-c0", f"{prefix}-c1"]) == expected
+    recipes = recipe_stats(store, f"{prefix}-t0")
+    assert [(r.config, r.support, r.correct) for r in recipes] == [("default", 3, 3)]
+    assert recipes == traversed_recipe_stats(store, f"{prefix}-t0")
     assert not stats.ensure_stats(store)  # once
     found = store.vector_search("QueryType", vector, 1)
     assert found and found[0].id == f"{prefix}-t0"

@@ -6,14 +6,32 @@
 // window of the most recent correct evaluations (newest first, at most $capacity), and
 // the TYPE_STATS edge from the decision's query type. A window left holding fewer than
 // $window while the chunk has more is refilled (to $capacity) by walking that chunk's
-// EVALUATED edges; the slack between the two makes that rare.
+// EVALUATED edges; the slack between the two makes that rare. The decision's recipe
+// counts on its query type (decisions with feedback, correct ones) follow too.
 MATCH (d:Decision {id: $id})
 OPTIONAL MATCH (:Agent)-[decided:DECIDED]->(d)
 OPTIONAL MATCH (qt:QueryType {id: d.query_type})
-WITH d, decided, qt,
+OPTIONAL MATCH (d)-[via:RETRIEVED_VIA]->(:Query)
+WITH d, decided, qt, via.config AS config,
      CASE WHEN $outcome = 'correct' AND coalesce(d.outcome, '') <> 'correct' THEN 1
           WHEN $outcome <> 'correct' AND d.outcome = 'correct' THEN -1
-          ELSE 0 END AS delta
+          ELSE 0 END AS delta,
+     CASE WHEN d.outcome IN ['correct', 'incorrect'] THEN 0 ELSE 1 END AS decided_now
+// the recipe's counts on the query type: one more decision with feedback, or one more
+// (or one fewer) correct
+WITH d, decided, qt, config, delta, decided_now,
+     coalesce(qt.recipes, []) AS names, coalesce(qt.recipe_support, []) AS support,
+     coalesce(qt.recipe_correct, []) AS correct
+WITH d, decided, qt, config, delta, decided_now, support, correct,
+     CASE WHEN config IS NULL OR config IN names THEN names ELSE names + [config] END AS names
+FOREACH (t IN CASE WHEN qt IS NULL OR config IS NULL OR (delta = 0 AND decided_now = 0)
+                   THEN [] ELSE [qt] END |
+  SET t.recipes = names,
+      t.recipe_support = [i IN range(0, size(names) - 1) |
+        coalesce(support[i], 0) + CASE WHEN names[i] = config THEN decided_now ELSE 0 END],
+      t.recipe_correct = [i IN range(0, size(names) - 1) |
+        coalesce(correct[i], 0) + CASE WHEN names[i] = config THEN delta ELSE 0 END])
+WITH d, decided, qt, delta
 SET d.outcome = $outcome, d.gold = $gold, d.feedback_f1 = $f1, d.feedback_at = $now
 FOREACH (x IN CASE WHEN decided IS NULL THEN [] ELSE [decided] END |
   SET x.outcome = $outcome)

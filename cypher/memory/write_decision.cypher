@@ -12,7 +12,8 @@
 // most recent correct evaluations (at most $capacity; newest first, so an evaluation
 // older than a window that does not hold them all stays out) and into the TYPE_STATS
 // edge from the decision's query type. A stats node left behind by a deleted chunk of
-// the same id starts over when it is linked again.
+// the same id starts over when it is linked again. A decision written with an outcome
+// also counts for its recipe in its query type's recipe counts (what the planner reads).
 // One decision per query: two rows judging one chunk would read its stats before
 // either writes them.
 UNWIND $rows AS row
@@ -74,6 +75,22 @@ FOREACH (t IN CASE WHEN row.query_type IS NULL THEN [] ELSE [row.query_type] END
     token_cost: row.tokens, timestamp: row.created_at
   }]->(q)
   CREATE (q)-[:OF_TYPE]->(qt))
+WITH d, row, chunks
+// a decision written with its outcome counts for its recipe on its query type at once
+OPTIONAL MATCH (qt:QueryType {id: row.query_type_id})
+WHERE row.query_type IS NOT NULL AND row.outcome IN ['correct', 'incorrect']
+WITH d, row, chunks, qt, row.retrieval.config AS config,
+     coalesce(qt.recipes, []) AS names, coalesce(qt.recipe_support, []) AS support,
+     coalesce(qt.recipe_correct, []) AS correct
+WITH d, row, chunks, qt, config, support, correct,
+     CASE WHEN config IN names THEN names ELSE names + [config] END AS names
+FOREACH (t IN CASE WHEN qt IS NULL THEN [] ELSE [qt] END |
+  SET t.recipes = names,
+      t.recipe_support = [i IN range(0, size(names) - 1) |
+        coalesce(support[i], 0) + CASE WHEN names[i] = config THEN 1 ELSE 0 END],
+      t.recipe_correct = [i IN range(0, size(names) - 1) |
+        coalesce(correct[i], 0)
+        + CASE WHEN names[i] = config AND row.outcome = 'correct' THEN 1 ELSE 0 END])
 WITH d, row, chunks
 UNWIND row.evaluated AS e
 UNWIND [x IN chunks WHERE x.id = e.chunk] AS c

@@ -55,11 +55,7 @@ def plan_retrieval(
     store: GraphStore, query_type: str, question: str, options: PlannerOptions
 ) -> Plan:
     """The recipe to retrieve with for a question of ``query_type``."""
-    rows = store.run("memory/planner_configs", {"query_type": query_type})
-    by_name = {
-        str(r["config"]): ConfigStats(str(r["config"]), int(r["support"]), int(r["correct"]))
-        for r in rows
-    }
+    by_name = {s.config: s for s in recipe_stats(store, query_type)}
     stats = [by_name.get(c.name, ConfigStats(c.name, 0, 0)) for c in RECIPES]
     rng = random.Random(f"{query_type}\x1f{question}")
     if by_name and rng.random() < options.explore:
@@ -70,6 +66,21 @@ def plan_retrieval(
         best = max(supported, key=lambda s: s.success)  # the default wins ties
         return Plan(recipe(best.config), False, stats)
     return Plan(DEFAULT_RECIPE, False, stats)
+
+
+def recipe_stats(store: GraphStore, query_type: str) -> list[ConfigStats]:
+    """Each recipe's decisions with feedback on ``query_type``, from the counts kept on
+    write (``memory/recipe_stats``)."""
+    return _config_stats(store.run("memory/recipe_stats", {"query_type": query_type}))
+
+
+def traversed_recipe_stats(store: GraphStore, query_type: str) -> list[ConfigStats]:
+    """The same by traversal over the type's decisions (the definition)."""
+    return _config_stats(store.run("memory/planner_configs", {"query_type": query_type}))
+
+
+def _config_stats(rows: Sequence[dict[str, Any]]) -> list[ConfigStats]:
+    return [ConfigStats(str(r["config"]), int(r["support"]), int(r["correct"])) for r in rows]
 
 
 @dataclass

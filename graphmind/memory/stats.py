@@ -14,6 +14,9 @@ what it would find keep its result at hand:
   the traversal's sample.
 * ``(:QueryType)-[:TYPE_STATS {correct, rejected}]->(:Chunk)``: the planner's counts per
   query type and chunk.
+* On each ``QueryType``, ``recipes``, ``recipe_support`` and ``recipe_correct`` (parallel
+  lists): per retrieval recipe, its decisions with feedback and the correct ones (what
+  the planner picks a recipe by; ``memory/planner_configs`` is the traversal).
 
 ``memory/write_decision`` counts a new decision's evaluations in the same atomic query,
 ``memory/set_outcome`` moves a decision's evaluations in or out when feedback makes it
@@ -35,7 +38,8 @@ from graphmind.store.schema import META_ID
 
 WINDOW = 50  # correct evaluations a window holds at least: ROZA's tmax (50) >= recent (20)
 CAPACITY = 100  # and at most: the slack spares most removals a walk over the chunk's edges
-VERSION = 1  # of the stats; a store whose meta node says otherwise is rebuilt once
+VERSION = 2  # of the stats (2: recipe counts); a store whose meta node says otherwise
+# is rebuilt once
 BATCH = 200  # chunks per refresh query
 
 
@@ -53,6 +57,7 @@ def rebuild_stats(store: GraphStore) -> int:
     number of chunks."""
     ids = [str(r["id"]) for r in store.run("memory/evaluated_chunks")]
     refresh_stats(store, ids)
+    store.run("memory/refresh_recipe_stats", write=True)
     store.run("memory/index_query_types", write=True)
     store.run("memory/set_stats_version", {"id": META_ID, "version": VERSION}, write=True)
     return len(ids)
