@@ -11,10 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from neo4j import exceptions as neo4j_exceptions
 
 from buildkit import HASH_SPEC, build, scripted_llm
 from conftest import NEO4J_SKIP, NEO4J_URI, open_neo4j
 from graphmind.communities.pipeline import build_communities
+from graphmind.core.errors import QueryFailedError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.memory.decisions import read_decision
 from graphmind.memory.feedback import record_feedback
@@ -114,3 +116,41 @@ def test_builders_creating_the_same_index_at_once_do_not_fail(neo4j: GraphStore)
     finally:
         for store in stores:
             store.close()
+
+
+def test_reads_run_read_only_and_retry_what_the_driver_would(
+    neo4j: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read is one auto-commit transaction in read access mode: the server refuses a
+    write in it, and an error the driver calls retryable is tried again."""
+    with pytest.raises(QueryFailedError, match="read access mode"):
+        neo4j.run_text("CREATE (:ReadOnlyProbe)")
+    assert neo4j.run_text("MATCH (n:ReadOnlyProbe) RETURN count(n) AS n").records() == [{"n": 0}]
+    assert isinstance(neo4j, neo4j_store.Neo4jStore)
+    driver = neo4j._driver
+    real = driver.session
+    failures = {"left": neo4j_store.READ_TRIES - 1}
+
+    class Flaky:
+        def __init__(self, **options: object) -> None:
+            self.session = real(**options)  # type: ignore[arg-type]
+
+        def __enter__(self) -> Flaky:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.session.close()
+
+        def run(self, text: str, params: dict[str, object]) -> object:
+            if failures["left"]:
+                failures["left"] -= 1
+                raise neo4j_exceptions.TransientError("the server was busy")
+            return self.session.run(text, params)
+
+    monkeypatch.setattr(neo4j_store, "READ_BACKOFF", 0.0)
+    monkeypatch.setattr(driver, "session", Flaky)
+    assert neo4j.run_text("RETURN 1 AS one").records() == [{"one": 1}]
+    assert failures["left"] == 0
+    failures["left"] = neo4j_store.READ_TRIES  # one more failure than there are tries
+    with pytest.raises(QueryFailedError, match="Neo4j rejected the query"):
+        neo4j.run_text("RETURN 1 AS one")
