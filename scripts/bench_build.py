@@ -54,7 +54,7 @@ from graphmind.extract.heuristic import heuristic_response
 from graphmind.factories import make_embedder, open_store
 from graphmind.ingest.chunking import chunk_text
 from graphmind.ingest.loaders import load_paths
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, chunk_size_for
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import Responder, ScriptedProvider
@@ -98,9 +98,9 @@ class RecordingPipeline(BuildPipeline):
 
     captured: list[dict[str, Any]]
 
-    def write(self, rows: list[dict[str, Any]]) -> None:
+    def write(self, batch: Sequence[Any], rows: list[dict[str, Any]]) -> None:
         self.captured.extend(rows)
-        super().write(rows)
+        super().write(batch, rows)
 
 
 class Target:
@@ -169,13 +169,15 @@ def chunk_answers(title: str, texts: Sequence[str]) -> dict[str, str]:
     }
 
 
-def precomputed_answers(corpus: Path, limit: int | None) -> Responder:
-    """A zero-latency scripted LLM: the rule-based extraction of every chunk is computed
-    before timing, so answering is a dictionary look-up."""
+def precomputed_answers(corpus: Path, limit: int | None, embedder: Embedder) -> Responder:
+    """A zero-latency scripted LLM: the rule-based extraction of every chunk (cut as the
+    pipeline cuts them for this embedder) is computed before timing, so answering is a
+    dictionary look-up."""
     options = BuildOptions()
+    size = chunk_size_for(options, embedder)
     answers: dict[str, str] = {}
     for doc in load_paths([corpus]).documents[:limit]:
-        for chunk in chunk_text(doc.id, doc.text, options.chunk_size, options.chunk_overlap):
+        for chunk in chunk_text(doc.id, doc.text, size, options.chunk_overlap):
             message = messages_for(ChunkText(chunk.id, doc.title, chunk.text))
             answers[message[-1]["content"]] = heuristic_response(message)
 
@@ -194,7 +196,7 @@ def run_pipeline(
     batch_docs: int,
 ) -> tuple[Run, list[dict[str, Any]]]:
     """GraphMind's pipeline, timed, then run again on its own result."""
-    llm = LLM(ScriptedProvider(precomputed_answers(corpus, limit)), cache=None)
+    llm = LLM(ScriptedProvider(precomputed_answers(corpus, limit, embedder)), cache=None)
     options = BuildOptions(limit=limit, batch_docs=batch_docs)
     with target.fresh(name, embedder.spec) as store:
         pipeline = RecordingPipeline(store, embedder, llm, options)

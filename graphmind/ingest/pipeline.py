@@ -281,14 +281,8 @@ class BuildPipeline:
         return planned
 
     def chunk_size(self) -> int:
-        """The chunk size asked for, or the default: 512 tokens, or what the embedder reads
-        when that is less."""
-        if self.options.chunk_size is not None:
-            return self.options.chunk_size
-        limit = getattr(self.embedder, "max_tokens", None)
-        if isinstance(limit, int) and MIN_CHUNK_TOKENS <= limit < DEFAULT_CHUNK_SIZE:
-            return max(limit, self.options.chunk_overlap + MIN_CHUNK_TOKENS)
-        return DEFAULT_CHUNK_SIZE
+        """The chunk size this build uses (see :func:`chunk_size_for`)."""
+        return chunk_size_for(self.options, self.embedder)
 
     def chunk(self, planned: Sequence[_Planned]) -> None:
         """Split each document into chunks (all of them first: progress totals are known)."""
@@ -525,6 +519,17 @@ class BuildPipeline:
                     f"chunks of up to {size} tokens are longer than what the embedder "
                     f"reads ({limit} tokens); consider --chunk-size {limit}"
                 )
+
+
+def chunk_size_for(options: BuildOptions, embedder: object) -> int:
+    """The chunk size asked for, or the default: 512 tokens, or what the embedder reads
+    when that is less."""
+    if options.chunk_size is not None:
+        return options.chunk_size
+    limit = getattr(embedder, "max_tokens", None)
+    if isinstance(limit, int) and MIN_CHUNK_TOKENS <= limit < DEFAULT_CHUNK_SIZE:
+        return max(limit, options.chunk_overlap + MIN_CHUNK_TOKENS)
+    return DEFAULT_CHUNK_SIZE
 
 
 def settle_pending(store: GraphStore, progress: Progress | None = None) -> int:

@@ -1,0 +1,82 @@
+"""The benchmark scripts run end to end on small inputs, so they do not rot while the
+code under them changes; what they measure is not asserted (timings never are), only
+that they measure the same graph both ways and print what they promise."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import NEO4J_SKIP, NEO4J_URI
+
+REPO = Path(__file__).resolve().parents[1]
+TWOWIKI = "shared/data/2wikimultihopqa/hipporag_full_corpus"
+CORPUS = REPO.parent / TWOWIKI / "2wikimultihopqa_corpus.json"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_file(), reason=f"no benchmark corpus at {CORPUS}")
+
+
+def bench(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / script), *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, **(env or {})},
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def assert_same_graph_both_ways(result: dict[str, Any], documents: int) -> dict[str, Any]:
+    runs = {r["name"]: r for r in result["runs"]}
+    pipeline, raw = runs["pipe-hash"], runs["raw-hash"]
+    assert pipeline["documents"] == documents
+    assert (pipeline["nodes"], pipeline["relationships"]) == (raw["nodes"], raw["relationships"])
+    for run in (pipeline, raw):  # a re-run writes nothing new
+        assert (run["rerun_new_nodes"], run["rerun_new_relationships"]) == (0, 0)
+    (ratio,) = result["ratios"]
+    assert ratio["pipeline_over_raw"] > 0
+    return runs
+
+
+@needs_corpus
+def test_bench_build_writes_the_same_graph_as_the_raw_queries() -> None:
+    result = bench("bench_build.py", "--corpus", str(CORPUS), "--limit", "30", "--variant", "hash")
+    assert result["store"] == "FalkorDB Lite"
+    assert_same_graph_both_ways(result, 30)
+
+
+@needs_corpus
+@pytest.mark.neo4j
+@pytest.mark.skipif(not NEO4J_URI, reason=NEO4J_SKIP)
+def test_bench_build_on_neo4j_beside_neo4j_graphrag() -> None:
+    env = {
+        "GRAPHMIND_NEO4J_USER": os.environ.get("GRAPHMIND_TEST_NEO4J_USER", "neo4j"),
+        "GRAPHMIND_NEO4J_PASSWORD": os.environ.get("GRAPHMIND_TEST_NEO4J_PASSWORD", ""),
+    }
+    args = ["--corpus", str(CORPUS), "--limit", "10", "--variant", "hash"]
+    result = bench("bench_build.py", *args, "--store", str(NEO4J_URI), env=env)
+    runs = assert_same_graph_both_ways(result, 10)
+    if importlib.util.find_spec("neo4j_graphrag") is not None:  # the optional bench extra
+        graphrag = runs["neo4j-graphrag-hash"]
+        assert graphrag["documents"] == 10 and graphrag["nodes"] > 0
+        assert result["ratios"][0]["pipeline_over_graphrag"] > 0
+
+
+def test_bench_profiles_reads_the_stats_as_the_traversal_gives_them() -> None:
+    result = bench("bench_profiles.py", "--quick", "--stores", "falkordb")
+    (run,) = result["results"]
+    assert run["store"] == "FalkorDB Lite" and run["edges"] == 10_000
+    for key in ("equal_to_traversal", "equal_to_traversal_pruned"):  # sampled profiles
+        assert run[key]["profiles"] > 0 and run[key]["different"] == 0
+    reads = {"profiles_uniform", "profiles_hot", "exclusions", "query_type", "configs"}
+    assert reads <= set(run["queries"]) and reads <= set(run["queries_pruned"])
