@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from buildkit import build, dump, entity_names, provider_of, scripted_llm
-from conftest import FIRST_SEEN, StoreFactory
+from conftest import EMBEDDER, FIRST_SEEN, StoreFactory
 from graphmind.extract.heuristic import heuristic_extraction
+from graphmind.ingest.pipeline import SAME_AS_NEIGHBOURS, nearest_entities
 from graphmind.llm.base import Message
 from graphmind.store.base import GraphStore
 
@@ -219,3 +220,46 @@ def _fresh_build_dump(
         return dump(fresh, volatile=FIRST_SEEN)
     finally:
         fresh.close()
+
+
+def test_exact_near_duplicate_search_finds_what_the_vector_index_finds(
+    store: GraphStore,
+) -> None:
+    """The link stage's exact search in memory (small stores) and the vector-index
+    query (large ones) give the same near-duplicate candidates: clusters of close
+    vectors among scattered ones, each entity asking for its 6 nearest."""
+    import random
+
+    rng = random.Random(3)
+    dim = EMBEDDER.dimension
+
+    def unit(vector: list[float]) -> list[float]:
+        norm = sum(x * x for x in vector) ** 0.5
+        return [x / norm for x in vector]
+
+    rows = []
+    for cluster in range(12):
+        centre = [rng.gauss(0, 1) for _ in range(dim)]
+        for member in range(1 + cluster % 4):  # singletons and clusters of up to 4
+            vector = unit([x + rng.gauss(0, 0.15) for x in centre])
+            rows.append(
+                {
+                    "id": f"e{cluster:02d}{member}",
+                    "name": f"n{cluster}",
+                    "type": "person",
+                    "embedding": vector,
+                }
+            )
+    store.write_rows("contract/merge_entity_vectors", rows)
+    ids = [r["id"] for r in rows]
+    exact = nearest_entities(store, ids, SAME_AS_NEIGHBOURS, 0.92)
+    indexed = store.run(
+        "build/similar_entities", {"ids": ids, "k": SAME_AS_NEIGHBOURS, "min_similarity": 0.92}
+    )
+
+    def pairs(found: list[dict[str, object]]) -> dict[tuple[object, object], float]:
+        return {(r["id"], r["other"]): round(float(r["similarity"]), 4) for r in found}  # type: ignore[arg-type]
+
+    assert pairs(exact) == pairs(indexed)
+    assert len(pairs(exact)) == sum(n * (n - 1) for n in (1 + c % 4 for c in range(12)))
+    assert nearest_entities(store, ["not-there"], SAME_AS_NEIGHBOURS, 0.92) == []

@@ -58,6 +58,8 @@ ExtractMode = Literal["llm", "none"]
 ResolveMode = Literal["link", "merge", "off"]
 Layer = Literal["episodic"]
 LINK_BATCH = 500
+EXACT_LINK_LIMIT = 50_000  # up to this many entities, near-duplicates by exact search
+VECTOR_PAGE = 5_000  # entity vectors read per query by the exact search
 PLAN_BATCH = 1000  # document sources whose build state one query reads
 EMBED_BATCH = 256  # texts per embedder call
 SAME_AS_NEIGHBOURS = 6  # nearest entities checked as near-duplicates of a pending one
@@ -451,19 +453,27 @@ class BuildPipeline:
             self.report.orphans_deleted += settle_pending(self.store, self.progress)
 
     def resolve(self) -> None:
-        """Link (or merge) pending entities to near-duplicates: close in the vector index,
-        alike in name, and not of clearly different types."""
+        """Link (or merge) pending entities to near-duplicates: among their nearest
+        entities, alike in name, and not of clearly different types."""
         pending = [r["id"] for r in self.store.run("build/pending_entities")]
-        candidates = []
-        for batch in iter_batches(pending, LINK_BATCH):
-            candidates += self.store.run(
-                "build/similar_entities",
-                {
-                    "ids": batch,
-                    "k": SAME_AS_NEIGHBOURS,
-                    "min_similarity": self.options.same_as_similarity,
-                },
+        if not pending:
+            return
+        entities = int(self.store.run("store/count_label", label="Entity")[0]["count"])
+        if entities <= EXACT_LINK_LIMIT:
+            candidates = nearest_entities(
+                self.store, pending, SAME_AS_NEIGHBOURS, self.options.same_as_similarity
             )
+        else:
+            candidates = []
+            for batch in iter_batches(pending, LINK_BATCH):
+                candidates += self.store.run(
+                    "build/similar_entities",
+                    {
+                        "ids": batch,
+                        "k": SAME_AS_NEIGHBOURS,
+                        "min_similarity": self.options.same_as_similarity,
+                    },
+                )
         pairs: dict[tuple[str, str], dict[str, Any]] = {}
         for c in sorted(candidates, key=lambda c: (c["id"], -c["similarity"], c["other"])):
             ratio = name_similarity(c["name"], c["other_name"])
@@ -519,6 +529,56 @@ class BuildPipeline:
                     f"chunks of up to {size} tokens are longer than what the embedder "
                     f"reads ({limit} tokens); consider --chunk-size {limit}"
                 )
+
+
+def nearest_entities(
+    store: GraphStore, ids: Sequence[str], k: int, min_similarity: float
+) -> list[dict[str, Any]]:
+    """What ``build/similar_entities`` gives, by an exact search in memory: for each of
+    ``ids``, its ``k`` nearest entities (itself among them, then left out) whose
+    similarity ``(1 + cos) / 2`` is at least ``min_similarity``. One read of every
+    entity vector replaces a vector-index query per entity (3.5 ms each on Neo4j)."""
+    import numpy as np  # only builds need it
+
+    rows: list[dict[str, Any]] = []
+    after = ""
+    while True:
+        page = store.run("build/entity_vectors", {"after": after, "limit": VECTOR_PAGE})
+        rows += page
+        if len(page) < VECTOR_PAGE:
+            break
+        after = str(page[-1]["id"])
+    if not rows:
+        return []
+    matrix = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    where = {str(r["id"]): i for i, r in enumerate(rows)}
+    asked = [where[i] for i in ids if i in where]
+    found: list[dict[str, Any]] = []
+    top = min(k, len(rows))
+    for start in range(0, len(asked), LINK_BATCH):
+        chunk = asked[start : start + LINK_BATCH]
+        similarity = (1.0 + matrix[chunk] @ matrix.T) / 2.0
+        nearest = np.argpartition(-similarity, top - 1, axis=1)[:, :top]
+        for row, i in enumerate(chunk):
+            e = rows[i]
+            for j in nearest[row]:
+                score = float(similarity[row, j])
+                if j == i or score < min_similarity:
+                    continue
+                other = rows[int(j)]
+                found.append(
+                    {
+                        "id": e["id"],
+                        "name": e["name"],
+                        "type": e["type"],
+                        "other": other["id"],
+                        "other_name": other["name"],
+                        "other_type": other["type"],
+                        "similarity": score,
+                    }
+                )
+    return found
 
 
 def chunk_size_for(options: BuildOptions, embedder: object) -> int:
