@@ -30,6 +30,7 @@ from test_ask import QUESTION, asked_on_disk, chunk_of, corpus_store, loop
 __all__ = ["corpus_store"]  # the fixture, imported for the tests below
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SHOTS = 3  # screenshots taken at most until the graph shows
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -152,15 +153,21 @@ def test_graphmind_show_renders_in_a_headless_browser(tmp_path: Path) -> None:
     assert "Decision" in shown.stderr and "relationships" in shown.stderr
 
     assert CHROMIUM is not None
+    drawn = (LABEL_COLOURS["Decision"], VERDICT_COLOURS["used"], VERDICT_COLOURS["rejected"])
     with tempfile.TemporaryDirectory() as profile:
         flags = [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
         shot = tmp_path / "shot.png"
-        subprocess.run(
-            [*flags, f"--screenshot={shot}", page.as_uri()],
-            capture_output=True,
-            timeout=180,
-            check=False,
-        )
+        # headless chromium now and then takes the shot before the layout (computed off the
+        # page's thread) has drawn anything: a blank canvas; a page that never draws fails
+        for _ in range(SHOTS):
+            subprocess.run(
+                [*flags, f"--screenshot={shot}", page.as_uri()],
+                capture_output=True,
+                timeout=180,
+                check=False,
+            )
+            if all(colour_pixels(shot)[c] > 400 for c in drawn):
+                break
         dom = subprocess.run(
             [*flags, "--dump-dom", page.as_uri()],
             capture_output=True,
@@ -175,7 +182,7 @@ def test_graphmind_show_renders_in_a_headless_browser(tmp_path: Path) -> None:
     # the canvas drew the nodes: each colour fills far more than its legend swatch
     pixels = colour_pixels(shot)
     assert len(pixels) > 50  # not a blank page
-    for colour in (LABEL_COLOURS["Decision"], VERDICT_COLOURS["used"], VERDICT_COLOURS["rejected"]):
+    for colour in drawn:
         assert pixels[colour] > 400, colour
 
 
