@@ -20,7 +20,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction
+from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Result
 from neo4j import exceptions as neo
 from neo4j.graph import Node, Path, Relationship
 
@@ -99,9 +99,7 @@ class Neo4jStore(GraphStore):
 
     def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
         def work(tx: ManagedTransaction) -> QueryResult:
-            result = tx.run(text, dict(params))
-            rows = [[_plain(v) for v in record.values()] for record in result]
-            return QueryResult(list(result.keys()), rows)
+            return _collected(tx.run(text, dict(params)))
 
         try:
             if not write:
@@ -120,9 +118,7 @@ class Neo4jStore(GraphStore):
                 with self._driver.session(
                     database=self.database, default_access_mode=READ_ACCESS
                 ) as session:
-                    result = session.run(text, dict(params))
-                    rows = [[_plain(v) for v in record.values()] for record in result]
-                    return QueryResult(list(result.keys()), rows)
+                    return _collected(session.run(text, dict(params)))
             except (neo.Neo4jError, neo.DriverError) as exc:
                 if attempt + 1 == READ_TRIES or not exc.is_retryable():
                     raise
@@ -230,6 +226,12 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _collected(result: Result) -> QueryResult:
+    """Every record of ``result``, with graph values made plain."""
+    rows = [[_plain(v) for v in record.values()] for record in result]
+    return QueryResult(list(result.keys()), rows)
 
 
 def _plain(value: Any) -> Any:
