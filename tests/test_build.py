@@ -261,5 +261,17 @@ def test_exact_near_duplicate_search_finds_what_the_vector_index_finds(
         return {(r["id"], r["other"]): round(float(r["similarity"]), 4) for r in found}  # type: ignore[arg-type]
 
     assert pairs(exact) == pairs(indexed)
+    # vectors the build embedded itself are not read again, and give the same pairs
+    from array import array
+
+    known = {r["id"]: array("f", r["embedding"]) for r in rows[::2]}
+    assert pairs(nearest_entities(store, ids, SAME_AS_NEIGHBOURS, 0.92, known=known)) == pairs(
+        indexed
+    )
+    by_id = {r["id"]: r["embedding"] for r in rows}
+    moved = nearest_entities(
+        store, ["e000"], SAME_AS_NEIGHBOURS, 0.92, known={"e000": by_id["e030"]}
+    )
+    assert ("e000", "e030") in pairs(moved)  # the build's own vector is the one used
     assert len(pairs(exact)) == sum(n * (n - 1) for n in (1 + c % 4 for c in range(12)))
     assert nearest_entities(store, ["not-there"], SAME_AS_NEIGHBOURS, 0.92) == []

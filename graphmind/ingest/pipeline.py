@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import difflib
 import time
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
@@ -59,7 +60,7 @@ ResolveMode = Literal["link", "merge", "off"]
 Layer = Literal["episodic"]
 LINK_BATCH = 500
 EXACT_LINK_LIMIT = 50_000  # up to this many entities, near-duplicates by exact search
-VECTOR_PAGE = 5_000  # entity vectors read per query by the exact search
+VECTOR_PAGE = 5_000  # entities (or their vectors) read per query by the exact search
 PLAN_BATCH = 1000  # document sources whose build state one query reads
 EMBED_BATCH = 256  # texts per embedder call
 SAME_AS_NEIGHBOURS = 6  # nearest entities checked as near-duplicates of a pending one
@@ -207,6 +208,9 @@ class BuildPipeline:
         self.extract_mode = self._extract_mode()
         self._writing: list[_Planned] = []  # the batch whose write may be in flight
         self._processed = 0  # planned documents written, found written, or refused
+        # entity vectors this build embedded (float32), for the link stage's exact search
+        # to read only the others; dropped when the store outgrows the exact search
+        self._entity_vectors: dict[str, array[float]] | None = {}
 
     def _extract_mode(self) -> str:
         if self.options.extract == "none" or self.llm is None:
@@ -368,6 +372,19 @@ class BuildPipeline:
             for target, text in targets:
                 target["embedding"] = vectors[text]
             self.report.embedded_texts += len(unique)
+            self._keep_entity_vectors(rows)
+
+    def _keep_entity_vectors(self, rows: list[dict[str, Any]]) -> None:
+        """Remember the entity vectors just embedded (up to the exact search's limit)."""
+        kept = self._entity_vectors
+        if kept is None:
+            return
+        for row in rows:
+            for entity in row["entities"]:
+                if entity["embedding"] is not None:
+                    kept[entity["id"]] = array("f", entity["embedding"])
+        if len(kept) > EXACT_LINK_LIMIT:
+            self._entity_vectors = None
 
     def detach_replaced(self, batch: Sequence[_Planned]) -> None:
         """Remove the reasoning edges (and other non-structural relationships) of changed
@@ -461,7 +478,11 @@ class BuildPipeline:
         entities = int(self.store.run("store/count_label", label="Entity")[0]["count"])
         if entities <= EXACT_LINK_LIMIT:
             candidates = nearest_entities(
-                self.store, pending, SAME_AS_NEIGHBOURS, self.options.same_as_similarity
+                self.store,
+                pending,
+                SAME_AS_NEIGHBOURS,
+                self.options.same_as_similarity,
+                known=self._entity_vectors,
             )
         else:
             candidates = []
@@ -532,25 +553,41 @@ class BuildPipeline:
 
 
 def nearest_entities(
-    store: GraphStore, ids: Sequence[str], k: int, min_similarity: float
+    store: GraphStore,
+    ids: Sequence[str],
+    k: int,
+    min_similarity: float,
+    *,
+    known: Mapping[str, Sequence[float]] | None = None,
 ) -> list[dict[str, Any]]:
     """What ``build/similar_entities`` gives, by an exact search in memory: for each of
     ``ids``, its ``k`` nearest entities (itself among them, then left out) whose
     similarity ``(1 + cos) / 2`` is at least ``min_similarity``. One read of every
-    entity vector replaces a vector-index query per entity (3.5 ms each on Neo4j)."""
+    entity replaces a vector-index query per entity (3.5 ms each on Neo4j); the vectors
+    in ``known`` (what the running build embedded) are not read again."""
     import numpy as np  # only builds need it
 
+    known = known or {}
     rows: list[dict[str, Any]] = []
     after = ""
     while True:
-        page = store.run("build/entity_vectors", {"after": after, "limit": VECTOR_PAGE})
+        page = store.run("build/entity_names", {"after": after, "limit": VECTOR_PAGE})
         rows += page
         if len(page) < VECTOR_PAGE:
             break
         after = str(page[-1]["id"])
     if not rows:
         return []
-    matrix = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+    vectors = {str(r["id"]): known[str(r["id"])] for r in rows if str(r["id"]) in known}
+    missing = [str(r["id"]) for r in rows if str(r["id"]) not in vectors]
+    for batch in iter_batches(missing, VECTOR_PAGE):
+        for r in store.run("build/entity_vectors", {"ids": batch}):
+            if r["embedding"] is not None:
+                vectors[str(r["id"])] = r["embedding"]
+    rows = [r for r in rows if str(r["id"]) in vectors]  # deleted since the first read
+    if not rows:
+        return []
+    matrix = np.asarray([vectors[str(r["id"])] for r in rows], dtype=np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     where = {str(r["id"]): i for i, r in enumerate(rows)}
     asked = [where[i] for i in ids if i in where]
