@@ -6,6 +6,9 @@ Runtime provider, both on all-MiniLM-L6-v2):
 * texts/s embedding benchmark passages with ``--threads`` threads (default 2), the
   embedders taking turns for ``--reps`` rounds (median), and the speed-up over the first;
 * how far its vectors are from the first embedder's (max |difference|, min cosine);
+* the compute ceiling of the ONNX model on those threads: the matrix products its
+  (length-sorted, padded) batches need, at the float32 GFLOP/s numpy's matrix product
+  reaches there, and how close each embedder comes to it;
 * gold-passage recall@5 of chunk vector search on dev sets: each dataset's corpus is built
   chunk-only (no LLM) into a temporary FalkorDB Lite store with that embedder, and every
   question's top-5 chunk vectors are checked against its gold passages;
@@ -91,6 +94,38 @@ def throughput(
             vectors[name] = embedder.embed(texts)
             seconds[name].append(time.perf_counter() - started)
     return {name: len(texts) / statistics.median(s) for name, s in seconds.items()}, vectors
+
+
+def ceiling(name: str, texts: list[str], batch_size: int) -> tuple[float, float, int]:
+    """(GFLOP/s of a float32 matrix product, the texts/s the model's matrix products
+    allow at that rate, padded tokens) for the BERT model ``name`` on these texts."""
+    import numpy as np
+    from tokenizers import Tokenizer
+
+    from graphmind.embed.bert_onnx import BertConfig
+    from graphmind.embed.local_models import resolve_model_path
+    from graphmind.embed.onnx_provider import read_pooling
+
+    path = resolve_model_path(parse_embedder(name).model)
+    config = BertConfig.read(path)
+    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=read_pooling(path, config.max_positions).max_tokens)
+    lengths = sorted(len(e.ids) for e in tokenizer.encode_batch([t.strip() for t in texts]))
+    padded = sum(
+        max(lengths[i : i + batch_size]) * len(lengths[i : i + batch_size])
+        for i in range(0, len(lengths), batch_size)
+    )
+    h, f = config.hidden_size, config.intermediate_size
+    flop_per_token = 2 * config.num_layers * (4 * h * h + 2 * h * f)  # attention is small
+    a = np.random.default_rng(0).random((batch_size * 128, h), dtype=np.float32)
+    b = np.random.default_rng(1).random((h, f), dtype=np.float32)
+    for _ in range(3):
+        a @ b
+    reps, started = 20, time.perf_counter()
+    for _ in range(reps):
+        a @ b
+    gflops = 2 * a.shape[0] * h * f * reps / (time.perf_counter() - started) / 1e9
+    return gflops, len(texts) / (flop_per_token * padded / (gflops * 1e9)), padded
 
 
 def distance(a: list[list[float]], b: list[list[float]]) -> tuple[float, float]:
@@ -190,6 +225,19 @@ def main() -> int:
             f"{cosine:.6f}",
         )
     console.print(speed)
+    onnx = [n for n in names if parse_embedder(n).provider == "onnx"]
+    if onnx:
+        gflops, limit, padded = ceiling(onnx[0], texts, embedders[onnx[0]].batch_size)
+        bound = Table(
+            "embedder",
+            "texts/s",
+            "% of ceiling",
+            title=f"compute ceiling: {padded} padded tokens, float32 matrix products at "
+            f"{gflops:.0f} GFLOP/s (numpy, {args.threads} threads) allow {limit:.1f} texts/s",
+        )
+        for name in names:
+            bound.add_row(name, f"{rates[name]:.1f}", f"{100 * rates[name] / limit:.0f}")
+        console.print(bound)
 
     if datasets:
         table = Table(
