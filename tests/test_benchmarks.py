@@ -80,3 +80,26 @@ def test_bench_profiles_reads_the_stats_as_the_traversal_gives_them() -> None:
         assert run[key]["profiles"] > 0 and run[key]["different"] == 0
     reads = {"profiles_uniform", "profiles_hot", "exclusions", "query_type", "configs"}
     assert reads <= set(run["queries"]) and reads <= set(run["queries_pruned"])
+
+
+MUSIQUE = REPO.parent / "shared/data/musique"
+
+
+@pytest.mark.skipif(not MUSIQUE.is_dir(), reason=f"no MuSiQue data at {MUSIQUE}")
+def test_bench_embed_prints_throughput_and_the_compute_ceiling() -> None:
+    args = ["--embedders", "onnx:all-MiniLM-L6-v2", "--texts", "40", "--reps", "1"]
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench_embed.py"), *args, "--datasets", ""],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = " ".join(done.stdout.split())
+    assert "throughput: 40 musique passages" in out
+    assert "compute ceiling" in out and "% of ceiling" in out
+    rows = [line for line in done.stdout.splitlines() if line.startswith("│ onnx:")]
+    assert len(rows) == 2  # its throughput, and its share of the ceiling
+    percent = float(rows[-1].split("│")[-2])
+    assert 0 < percent < 1000
