@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 out = make_console()
 err = make_console(stderr=True)
 _ARGS = "graphmind.args"
+CYPHER_ROWS = 1000  # rows `graphmind cypher` prints unless --limit says otherwise
 
 
 def _fail(exc: GraphMindError) -> NoReturn:
@@ -143,16 +144,27 @@ def doctor(settings: Callable[[], Settings], as_json: bool) -> None:
     help="A query parameter; VALUE is read as JSON when it parses, else as text.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON objects.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=CYPHER_ROWS,
+    show_default=True,
+    help="Print at most this many rows (0: all); the rest are not read.",
+)
 @click.pass_obj
 def cypher(
-    settings: Callable[[], Settings], file_or_query: str, params: Sequence[str], as_json: bool
+    settings: Callable[[], Settings],
+    file_or_query: str,
+    params: Sequence[str],
+    as_json: bool,
+    limit: int,
 ) -> None:
     """Run a read-only Cypher query (text or a .cypher file) on the configured store."""
     text = _query_text(file_or_query)
     values = _parse_params(params)
     with open_store(settings(), shared=True) as store:
         try:
-            result = store.run_text(text, values)
+            result = store.run_text(text, values, max_rows=limit or None)
         except QueryFailedError as exc:
             if _READ_ONLY.search(str(exc)):
                 raise QueryFailedError(f"{exc} (graphmind cypher runs read-only queries)") from exc
@@ -161,6 +173,12 @@ def cypher(
         click.echo(json.dumps(result.records(), indent=2, default=str))
     else:
         _print_result(result)
+    if result.more:
+        click.echo(
+            f"the query has more than {limit} rows; only the first {limit} are shown "
+            "(--limit N for more, --limit 0 for all)",
+            err=True,
+        )
 
 
 _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)

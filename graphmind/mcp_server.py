@@ -43,6 +43,7 @@ something fails."""
 
 _AUDIT_NAME = re.compile(r"^[a-z_]+$")
 MAX_K = 50
+AUDIT_ROWS = 100  # rows an audit call returns unless its `limit` says otherwise
 
 
 def audit_queries() -> dict[str, str]:
@@ -68,7 +69,9 @@ def _audit_description() -> str:
         "Run one of GraphMind's bundled read-only audit queries by name and return its rows "
         'as JSON objects. Parameters go in `params` (e.g. {"id": "<decision id>"} for '
         'decision_chain, {"chunk": "<chunk id>"} for evidence_history, {"document": '
-        '"<id, source path or title>"} for decisions_citing_document). The queries:\n' + items
+        '"<id, source path or title>"} for decisions_citing_document). At most `limit` rows '
+        f"come back (default {AUDIT_ROWS}); `more` is true when the query had more. "
+        "The queries:\n" + items
     )
 
 
@@ -191,17 +194,22 @@ class GraphMindTools:
         result = api.feedback(decision_id, correct=correct, gold=gold, settings=self.settings())
         return dict(result.__dict__)
 
-    def audit(self, name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Rows of a bundled audit query, run read-only."""
+    def audit(
+        self, name: str, params: dict[str, Any] | None = None, limit: int = AUDIT_ROWS
+    ) -> dict[str, Any]:
+        """The first ``limit`` rows of a bundled audit query, run read-only; ``more``
+        says whether it had more."""
         from graphmind.factories import open_store
 
         key = name.strip().removeprefix("audit/")
         known = audit_queries()
         if not _AUDIT_NAME.match(key) or key not in known:
             raise NotFoundError(f"no audit query {name!r}; there are: {', '.join(known)}")
+        if limit < 1:
+            raise BadInputError(f"limit must be at least 1, got {limit}")
         with open_store(self.settings()) as store:
-            rows = store.run(f"audit/{key}", dict(params or {}))
-        return {"query": f"audit/{key}", "rows": rows}
+            result = store.read_capped(f"audit/{key}", dict(params or {}), limit)
+        return {"query": f"audit/{key}", "rows": result.records(), "more": result.more}
 
     def doctor(self) -> dict[str, Any]:
         """The store, its indexes and counts, the embedder and the LLM."""
@@ -301,8 +309,10 @@ def build_server(tools: GraphMindTools | None = None) -> MCPServer:
         return call(impl.feedback, decision_id, correct, gold)
 
     @server.tool(name="audit", description=_audit_description(), annotations=read_only)
-    def audit(name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return call(impl.audit, name, params)
+    def audit(
+        name: str, params: dict[str, Any] | None = None, limit: int = AUDIT_ROWS
+    ) -> dict[str, Any]:
+        return call(impl.audit, name, params, limit)
 
     @server.tool(
         name="doctor",

@@ -60,6 +60,12 @@ def test_mcp_server_over_stdio(tmp_path: Path) -> None:
             seen["audit"] = await client.call_tool(
                 "audit", {"name": "decision_chain", "params": {"id": decision.id}}
             )
+            seen["audit_one"] = await client.call_tool(
+                "audit", {"name": "decision_chain", "params": {"id": decision.id}, "limit": 1}
+            )
+            seen["audit_none"] = await client.call_tool(
+                "audit", {"name": "decision_chain", "params": {"id": decision.id}, "limit": 0}
+            )
             seen["no_audit"] = await client.call_tool("audit", {"name": "drop_everything"})
             seen["no_param"] = await client.call_tool("audit", {"name": "decision_chain"})
             seen["feedback"] = await client.call_tool(
@@ -99,6 +105,10 @@ def test_mcp_server_over_stdio(tmp_path: Path) -> None:
 
     rows = payload(seen["audit"])["rows"]
     assert rows and {r["question"] for r in rows} == {QUESTION}
+    assert payload(seen["audit"])["more"] is False
+    one = payload(seen["audit_one"])
+    assert one["rows"] == rows[:1] and one["more"] is (len(rows) > 1)
+    assert "limit must be at least 1" in error_text(seen["audit_none"])
     assert "no audit query 'drop_everything'" in error_text(seen["no_audit"])
     assert "decision_chain" in error_text(seen["no_param"])
 

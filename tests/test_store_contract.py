@@ -222,3 +222,21 @@ def test_awkward_strings_and_values_round_trip(store: GraphStore) -> None:
         store.write_rows("contract/merge_chunks", [{**rows[0], "embedding": [float("nan")] * DIM}])
     with pytest.raises(QueryParameterError, match="not a finite number"):
         store.write_rows("contract/merge_chunks", [{**rows[0], "position": float("inf")}])
+
+
+def test_a_capped_read_keeps_the_first_rows_and_says_there_were_more(store: GraphStore) -> None:
+    store.write_rows(
+        "contract/merge_entities", [{"id": f"e{i:03d}", "name": f"n{i}"} for i in range(2500)]
+    )
+    query = "MATCH (e:Entity) RETURN e.id AS id ORDER BY id"
+    everything = store.run_text(query)
+    assert len(everything.rows) == 2500 and not everything.more
+    capped = store.run_text(query, max_rows=1200)  # beyond the driver's first fetch
+    assert [r[0] for r in capped.rows] == [r[0] for r in everything.rows[:1200]]
+    assert capped.more and capped.columns == ["id"]
+    exact = store.run_text(query, max_rows=2500)
+    assert len(exact.rows) == 2500 and not exact.more
+    named = store.read_capped("contract/entity_projection", {}, 3)
+    assert len(named.records()) == 3 and named.more
+    # the store answers the next query on the same connection after the cut
+    assert store.run_text("MATCH (e:Entity) RETURN count(e) AS n").records() == [{"n": 2500}]

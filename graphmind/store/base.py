@@ -89,6 +89,7 @@ class QueryResult:
 
     columns: list[str]
     rows: list[list[Any]]
+    more: bool = False  # rows beyond ``max_rows`` were left unread
 
     def records(self) -> list[Row]:
         """Rows as dicts keyed by column."""
@@ -106,8 +107,11 @@ class GraphStore(ABC):
 
     # -- the backend's primitives ------------------------------------------------
     @abstractmethod
-    def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
-        """Run one query atomically; raise QueryFailedError (nothing written) on failure."""
+    def _execute(
+        self, text: str, params: Mapping[str, Any], *, write: bool, max_rows: int | None = None
+    ) -> QueryResult:
+        """Run one query atomically; raise QueryFailedError (nothing written) on failure.
+        With ``max_rows``, a read keeps at most that many rows (``more`` says if it cut)."""
 
     @abstractmethod
     def _create_schema(self, embedder: EmbedderSpec) -> None:
@@ -143,10 +147,17 @@ class GraphStore(ABC):
         **slots: str,
     ) -> list[Row]:
         """Run the named query and return its records."""
+        text, given = self._prepared(name, params, slots)
+        return self._execute(text, given, write=write).records()
+
+    def _prepared(
+        self, name: str, params: Mapping[str, Any] | None, slots: Mapping[str, str]
+    ) -> tuple[str, dict[str, Any]]:
+        """The named query's text and its checked parameters."""
         text = self.registry.render(name, **slots)
         given = dict(params or {})
         check_parameters(name, text, given)
-        return self._execute(text, given, write=write).records()
+        return text, given
 
     def drain(
         self,
@@ -166,11 +177,21 @@ class GraphStore(ABC):
             if deleted < limit:
                 return total
 
-    def run_text(self, text: str, params: Mapping[str, Any] | None = None) -> QueryResult:
-        """Run a user's own read-only query (``graphmind cypher``)."""
+    def run_text(
+        self, text: str, params: Mapping[str, Any] | None = None, *, max_rows: int | None = None
+    ) -> QueryResult:
+        """Run a user's own read-only query (``graphmind cypher``), keeping at most
+        ``max_rows`` rows when given."""
         given = dict(params or {})
         check_parameters("<query>", text, given)
-        return self._execute(text, given, write=False)
+        return self._execute(text, given, write=False, max_rows=max_rows)
+
+    def read_capped(
+        self, name: str, params: Mapping[str, Any] | None, max_rows: int, **slots: str
+    ) -> QueryResult:
+        """The named read query's first ``max_rows`` rows (``more`` when it had more)."""
+        text, given = self._prepared(name, params, slots)
+        return self._execute(text, given, write=False, max_rows=max_rows)
 
     def write_rows(
         self,

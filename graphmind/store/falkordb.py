@@ -129,7 +129,9 @@ class FalkorDBLiteStore(GraphStore):
             time.sleep(0.1)
 
     # -- primitives --------------------------------------------------------------
-    def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
+    def _execute(
+        self, text: str, params: Mapping[str, Any], *, write: bool, max_rows: int | None = None
+    ) -> QueryResult:
         run = self._graph.query if write else self._graph.ro_query
         try:
             result = run(params_header(params) + text)
@@ -138,8 +140,10 @@ class FalkorDBLiteStore(GraphStore):
         except redis.RedisError as exc:
             raise StoreUnavailableError(f"FalkorDB at {self.location} failed: {exc}") from exc
         columns = [str(h[1]) for h in (result.header or [])]
-        rows = [[_plain(v) for v in row] for row in (result.result_set or [])]
-        return QueryResult(columns, rows)
+        found = result.result_set or []
+        more = max_rows is not None and len(found) > max_rows
+        rows = [[_plain(v) for v in row] for row in (found[:max_rows] if more else found)]
+        return QueryResult(columns, rows, more)
 
     def _create_schema(self, embedder: EmbedderSpec) -> None:
         existing = {(i.label, i.properties, i.kind) for i in self.indexes()}

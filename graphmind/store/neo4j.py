@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any
 
 from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Result
@@ -97,13 +98,15 @@ class Neo4jStore(GraphStore):
         except (neo.ServiceUnavailable, neo.ConfigurationError, ValueError, OSError) as exc:
             raise StoreUnavailableError(f"cannot reach Neo4j at {uri}: {exc}") from exc
 
-    def _execute(self, text: str, params: Mapping[str, Any], *, write: bool) -> QueryResult:
+    def _execute(
+        self, text: str, params: Mapping[str, Any], *, write: bool, max_rows: int | None = None
+    ) -> QueryResult:
         def work(tx: ManagedTransaction) -> QueryResult:
             return _collected(tx.run(text, dict(params)))
 
         try:
             if not write:
-                return self._read(text, params)
+                return self._read(text, params, max_rows)
             with self._driver.session(database=self.database) as session:
                 return session.execute_write(work)
         except neo.Neo4jError as exc:
@@ -111,14 +114,17 @@ class Neo4jStore(GraphStore):
         except neo.DriverError as exc:
             raise StoreUnavailableError(f"Neo4j at {self.location} failed: {exc}") from exc
 
-    def _read(self, text: str, params: Mapping[str, Any]) -> QueryResult:
-        """One auto-commit read, tried again (``READ_TRIES`` in all) on retryable errors."""
+    def _read(
+        self, text: str, params: Mapping[str, Any], max_rows: int | None = None
+    ) -> QueryResult:
+        """One auto-commit read, tried again (``READ_TRIES`` in all) on retryable errors;
+        rows after ``max_rows`` are discarded unread."""
         for attempt in range(READ_TRIES):
             try:
                 with self._driver.session(
                     database=self.database, default_access_mode=READ_ACCESS
                 ) as session:
-                    return _collected(session.run(text, dict(params)))
+                    return _collected(session.run(text, dict(params)), max_rows)
             except (neo.Neo4jError, neo.DriverError) as exc:
                 if attempt + 1 == READ_TRIES or not exc.is_retryable():
                     raise
@@ -228,10 +234,16 @@ class Neo4jStore(GraphStore):
         self._driver.close()
 
 
-def _collected(result: Result) -> QueryResult:
-    """Every record of ``result``, with graph values made plain."""
-    rows = [[_plain(v) for v in record.values()] for record in result]
-    return QueryResult(list(result.keys()), rows)
+def _collected(result: Result, max_rows: int | None = None) -> QueryResult:
+    """The records of ``result`` (the first ``max_rows`` when given; the rest are
+    discarded by the server), with graph values made plain."""
+    records = result if max_rows is None else islice(result, max_rows + 1)
+    rows = [[_plain(v) for v in record.values()] for record in records]
+    more = max_rows is not None and len(rows) > max_rows
+    if more:
+        del rows[max_rows:]
+        result.consume()
+    return QueryResult(list(result.keys()), rows, more)
 
 
 def _plain(value: Any) -> Any:
