@@ -18,12 +18,13 @@ from graphmind.ask.loop import (
     ABSTAIN_ANSWER,
     AskLoop,
     AskOptions,
+    _supporting,
     question_entities,
     restates_question,
     states,
 )
 from graphmind.ask.retrieve import RetrieveOptions
-from graphmind.core.decision import Decision
+from graphmind.core.decision import Candidate, Decision
 from graphmind.core.errors import LLMError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.extract.heuristic import heuristic_response
@@ -343,6 +344,16 @@ def test_the_bridge_must_be_said_word_for_word() -> None:
     assert states("the Silent Harbor", ["SILENT HARBOR (film), 1998"])  # normalised
     assert not states("Silent Harbor", ["Silent Harbors of Maine"])  # whole words only
     assert not states("", [baranya])
+
+
+def test_an_uncited_answer_cites_the_passages_that_state_it_first() -> None:
+    """When the answer's round cited nothing, its citations are the used passages, those
+    saying the answer word for word first (the same reading as the bridge rule)."""
+    plural = Candidate(id="a", text="Silent Harbors of Maine are foggy.", title="t", score=1.0)
+    other = Candidate(id="b", text="A film shot in 1998.", title="t", score=1.0)
+    stating = Candidate(id="c", text="SILENT HARBOR was shot there.", title="t", score=1.0)
+    assert [c.id for c in _supporting([plural, other, stating], "Silent Harbor")] == ["c", "a", "b"]
+    assert [c.id for c in _supporting([plural, other], "")] == ["a", "b"]
 
 
 def test_an_answer_made_of_the_questions_words_restates_it() -> None:

@@ -738,9 +738,9 @@ def _vector_first(
 
 
 def _supporting(evidence: list[Candidate], answer: str) -> list[Candidate]:
-    """The used passages the answer rests on: those stating it first, then the others."""
-    needle = " ".join(answer.lower().split())
-    stating = [c for c in evidence if needle and needle in " ".join(c.text.lower().split())]
+    """The used passages the answer rests on: those stating it (word for word, as
+    ``states`` reads it) first, then the others."""
+    stating = [c for c in evidence if states(answer, [c.text])]
     return (stating + [c for c in evidence if c not in stating])[:SUPPORTING]
 
 
