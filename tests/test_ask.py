@@ -211,6 +211,36 @@ def test_a_missing_link_that_repeats_the_answer_does_not_go_on(
     assert len(decision.rounds) == 1 and decision.answer == "Silent Harbor"
 
 
+def test_an_answer_copied_from_the_prompts_example_is_asked_again_without_it(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """The 1.5B answered "Graz" (the answer prompt example's answer) with every gold
+    passage shown; such an answer, stated by no passage, is asked again without the
+    example. An answer the passages state is not asked again."""
+    systems: list[str] = []
+
+    def copies(messages: list[Message]) -> str:
+        system = messages[0]["content"]
+        if system.startswith("You answer") and not is_check(messages):
+            systems.append(system)
+            if "Example." in system:
+                return json.dumps({"answer": "Graz", "citations": [1]})
+        return responder(messages)
+
+    decision = loop(corpus_store, tmp_path, copies, max_rounds=1).ask(QUESTION)
+    assert decision.answer == "Silent Harbor"
+    assert len(systems) == 2 and "Graz" in systems[0] and "Graz" not in systems[1]
+
+    def records(messages: list[Message]) -> str:
+        if messages[0]["content"].startswith("You answer") and not is_check(messages):
+            systems.append(messages[0]["content"])
+        return responder(messages)
+
+    systems.clear()
+    plain = loop(corpus_store, tmp_path / "plain", records, max_rounds=1).ask(QUESTION)
+    assert plain.answer == "Silent Harbor" and len(systems) == 1
+
+
 def test_a_weak_last_round_keeps_the_grounded_earlier_answer(
     corpus_store: GraphStore, tmp_path: Path
 ) -> None:

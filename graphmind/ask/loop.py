@@ -27,8 +27,10 @@ from graphmind.ask.models import Answer, Check, JudgedAnswer
 from graphmind.ask.prompts import (
     answer_messages,
     check_messages,
+    example_text,
     judged_messages,
     prompt_version,
+    without_example,
 )
 from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
 from graphmind.ask.retrievers import RETRIEVERS, VECTOR_CHUNK
@@ -265,6 +267,10 @@ class AskLoop:
         )
         with self._timed(state, "llm"):
             reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
+        if copies_example(reply.answer, found):  # asked again without the example
+            asked = without_example(asked)
+            with self._timed(state, "llm"):
+                reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
         reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
         return asked, reply
 
@@ -717,6 +723,14 @@ def better(question: str, new: Round, old: Round) -> bool:
         if v.verdict == "used" and 1 <= v.ref <= len(new.candidates)
     ]
     return states(kept.draft_answer, cited)
+
+
+def copies_example(answer: str, found: list[Candidate]) -> bool:
+    """Whether the answer comes from the answer prompt's worked example and from no
+    passage: a small model answers "Graz", the example's answer, to "Where was the
+    father of Prince Boris of Leiningen born?" with every gold passage in front of it."""
+    texts = [f"{c.title} {c.text}" for c in found]
+    return states(answer, [example_text("answer")]) and not states(answer, texts)
 
 
 def states(answer: str, texts: list[str]) -> bool:

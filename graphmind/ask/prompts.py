@@ -34,6 +34,23 @@ def prompt_version() -> str:
     return digest.hexdigest()[:12]
 
 
+EXAMPLE = "\n\nExample."  # where a prompt's worked example starts (it runs to the end)
+
+
+def example_text(name: str) -> str:
+    """The worked example at the end of prompt ``name`` ("" if it has none)."""
+    text = prompt(name)
+    return text[text.index(EXAMPLE) :] if EXAMPLE in text else ""
+
+
+def without_example(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The messages with the system prompt's worked example left out."""
+    return [
+        {**m, "content": m["content"].split(EXAMPLE, 1)[0]} if m["role"] == "system" else m
+        for m in messages
+    ]
+
+
 PROFILES_NOTE = (
     "Some candidates carry an [EVIDENCE PROFILE]: how answers that were later confirmed "
     "correct judged that passage before. Treat it as a prior, and still judge each passage "
