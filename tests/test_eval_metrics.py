@@ -16,11 +16,14 @@ from graphmind.eval.metrics import (
     McNemar,
     consistency,
     coverage_bin,
+    coverage_correlation,
     dose_response,
+    gold_reuse,
     learning_curve,
     mcnemar_exact,
     percentile,
     recall_at_k,
+    spearman,
     summarize,
     verdict_entropy,
     verdict_identity_rate,
@@ -177,12 +180,37 @@ def test_dose_response_compares_with_the_baseline_on_the_same_questions() -> Non
     ]
     cells = dose_response(naive + graphmind)
     assert cells == [
-        DoseCell("musique", "graphmind", "0%", 1, 1.0, 1.0, 0.0),
-        DoseCell("musique", "graphmind", "(0,20)%", 1, 1.0, 0.0, 1.0),
+        DoseCell("musique", "graphmind", "0%", 1, 1.0, 1.0, 0.0, McNemar(0, 0, 1.0)),
+        DoseCell("musique", "graphmind", "(0,20)%", 1, 1.0, 0.0, 1.0, McNemar(0, 1, 1.0)),
         DoseCell("musique", "graphmind", "[20,50)%", 0, None, None, None),
-        DoseCell("musique", "graphmind", "≥50%", 2, 0.5, 0.0, 0.5),
+        DoseCell("musique", "graphmind", "≥50%", 2, 0.5, 0.0, 0.5, McNemar(0, 1, 1.0)),
     ]
     assert dose_response(graphmind) == []  # no baseline answers, nothing to compare
+    (rho,) = coverage_correlation(naive + graphmind, "naive")
+    # paired deltas 0, +1, +1, 0 over coverages 0, 0.1, 0.6, 0.7 (q9 has no pair)
+    assert (rho.config, rho.n, rho.rho) == ("graphmind", 4, pytest.approx(0.0))
+    assert (rho.low, rho.high) == (pytest.approx(-math.tanh(1.96)), pytest.approx(math.tanh(1.96)))
+    assert coverage_correlation(graphmind, "naive") == []
+
+
+def test_spearman_ranks_with_ties() -> None:
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 45]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [9, 7, 5, 1]) == pytest.approx(-1.0)
+    # ties share their mean rank: x ranks 1, 2.5, 2.5, 4 against y ranks 1..4
+    assert spearman([0.0, 0.5, 0.5, 1.0], [1, 2, 3, 4]) == pytest.approx(4.5 / math.sqrt(4.5 * 5))
+    assert spearman([0.0, 0.0, 0.0], [1, 0, -1]) is None  # no coverage varies: undefined
+    assert spearman([1.0], [1.0]) is None
+    with pytest.raises(ValueError, match="differ in length"):
+        spearman([1.0, 2.0], [1.0])
+
+
+def test_gold_reuse_counts_gold_an_earlier_question_had() -> None:
+    a, b, c = (GoldPassage(t, t) for t in "abc")
+    # 6 distinct gold passages per question in all; b in the second and a, b in the
+    # third were gold for an earlier question
+    assert gold_reuse([[a, b], [b], [a, b, c, c]]) == pytest.approx(3 / 6)
+    assert gold_reuse([[a], [b]]) == 0.0
+    assert gold_reuse([[], []]) is None
 
 
 def test_learning_curve_follows_asking_order() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,12 @@ def test_write_report_files_tables_and_charts(tmp_path: Path) -> None:
         "| 4.00 (3.00 / 0.50) |" in report
     )
     assert "| graphmind | 4 | 0 | 2 | 0.5 |" in report  # McNemar b=0, c=2: p = 2/4
-    assert "| graphmind | +0.000 (n=1) | +1.000 (n=1) | n/a (n=0) | +0.500 (n=2) |" in report
+    assert (
+        "| graphmind | +0.000 (n=1; 0/0, p=1) | +1.000 (n=1; 0/1, p=1) | n/a (n=0) "
+        "| +0.500 (n=2; 0/1, p=1) |" in report
+    )
+    # paired deltas 0, +1, +1, 0 over coverages 0, 0.1, 0.6, 0.7
+    assert "| graphmind | 4 | +0.000 | [-0.961, +0.961] |" in report
     # learning curve: one block per question here
     assert "| 3-3 | 0.000 (0.333) | 1.000 (1.000) |" in report
     assert "| graphmind | 2 | 0.500 | 0.500 |" in report  # consistency means
@@ -107,6 +113,19 @@ def test_report_without_baseline_or_consistency(tmp_path: Path) -> None:
         json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["consistency"] is None
     )
     assert (tmp_path / "dose_response.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_without_naive_the_configurations_are_compared_with_vr(tmp_path: Path) -> None:
+    """ROZA's runs (vr, rg, rg-full) have no naive: rg and rg-full are compared with vr,
+    the vanilla RAG they extend."""
+    records = [replace(r, config="vr" if r.config == "naive" else "rg") for r in run_records()]
+    write_report(tmp_path, records, meta={"dataset": "musique"}, consistency=None)
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "### McNemar vs vr (exact" in report and "| rg | 4 | 0 | 2 | 0.5 |" in report
+    assert "### Accuracy Δ vs vr by evidence-profile coverage" in report
+    assert "| rg | 4 | +0.000 | [-0.961, +0.961] |" in report
+    payload = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert payload["baseline"] == "vr"
 
 
 def test_write_report_needs_results(tmp_path: Path) -> None:

@@ -100,6 +100,9 @@ def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> No
     assert "McNemar" in text and "naive" in text and "full" in text
     data = json.loads((run_dir / "results.json").read_text())
     assert len(data["records"]) == 12 and data["consistency"][0]["runs"] == 3
+    # 9 gold passages over the 3 questions; Lionel Messi, Rosario and Parana River return
+    assert data["meta"]["gold-passage reuse"] == "0.333"
+    assert "| gold-passage reuse | 0.333 |" in text
     for png in ("dose_response.png", "learning_curve.png", "cost_latency.png"):
         assert (run_dir / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # resuming a finished run asks nothing again

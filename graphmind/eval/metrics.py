@@ -70,6 +70,7 @@ class DoseCell:
     accuracy: float | None
     baseline_accuracy: float | None
     delta: float | None
+    test: McNemar | None = None  # paired against the baseline within the bin
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,86 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemar:
         return McNemar(only_a, only_b, 1.0)
     tail = Fraction(sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)), 2**n)
     return McNemar(only_a, only_b, float(min(Fraction(1), 2 * tail)))
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """Spearman's rho of evidence-profile coverage with the paired accuracy delta against
+    the baseline (+1 right where the baseline was wrong, -1 the reverse, 0 the same), per
+    question, with a 95 % confidence interval (Fisher z); None when it is undefined."""
+
+    dataset: str
+    config: str
+    n: int
+    rho: float | None
+    low: float | None
+    high: float | None
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    """Ranks from 1, ties sharing their average rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for i in order[start : end + 1]:
+            ranks[i] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (None when either side is constant or n < 2)."""
+    if len(x) != len(y):
+        raise ValueError(f"paired samples differ in length: {len(x)} and {len(y)}")
+    if len(x) < 2:
+        return None
+    rx, ry = _ranks(x), _ranks(y)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def coverage_correlation(
+    results: Sequence[QuestionResult], baseline_config: str
+) -> list[Correlation]:
+    """Per dataset and configuration: Spearman's rho of coverage with the paired delta."""
+    baseline = {
+        (r.dataset, r.question_id): r.correct for r in results if r.config == baseline_config
+    }
+    out: list[Correlation] = []
+    for (dataset, config), group in by_config(results).items():
+        paired = [r for r in group if (dataset, r.question_id) in baseline]
+        if config == baseline_config or not paired:
+            continue
+        coverage = [r.profile_coverage for r in paired]
+        delta = [float(r.correct) - float(baseline[dataset, r.question_id]) for r in paired]
+        rho = spearman(coverage, delta)
+        low = high = None
+        if rho is not None and len(paired) > 3:
+            z, se = math.atanh(max(-0.999999, min(0.999999, rho))), 1 / math.sqrt(len(paired) - 3)
+            low, high = math.tanh(z - 1.96 * se), math.tanh(z + 1.96 * se)
+        out.append(Correlation(dataset, config, len(paired), rho, low, high))
+    return out
+
+
+def gold_reuse(golds: Sequence[Sequence[GoldPassage]]) -> float | None:
+    """Gold-passage reuse of questions in asking order: the share of their gold passages
+    that an earlier question already had as gold (None without gold)."""
+    seen: set[GoldPassage] = set()
+    total = reused = 0
+    for gold in golds:
+        distinct = set(gold)
+        total += len(distinct)
+        reused += len(distinct & seen)
+        seen |= distinct
+    return reused / total if total else None
 
 
 def coverage_bin(fraction: float) -> str:
@@ -246,6 +327,7 @@ def dose_response(
                     accuracy,
                     base_accuracy,
                     accuracy - base_accuracy,
+                    mcnemar_exact([b for _, b in pair], [c for c, _ in pair]),
                 )
             )
     return cells

@@ -17,10 +17,12 @@ from graphmind.eval.metrics import (
     COVERAGE_BINS,
     ConfigSummary,
     ConsistencyResult,
+    Correlation,
     DoseCell,
     LearningCurve,
     McNemar,
     by_config,
+    coverage_correlation,
     dose_response,
     learning_curve,
     mcnemar_exact,
@@ -31,7 +33,7 @@ from graphmind.eval.records import RESULTS_FILE, QuestionResult, load_results
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-BASELINE = "naive"
+BASELINES = ("naive", "vr")  # what the others are compared with: the first one run
 REPORT_K = 5
 LEARNING_BLOCKS = 10
 _META_FIRST = ("command", "dataset", "model", "limit", "seed", "date")
@@ -50,9 +52,11 @@ def write_report(
     run_dir.mkdir(parents=True, exist_ok=True)
     meta = {"date": datetime.now(UTC).isoformat(timespec="seconds"), **meta}
     summaries = [summarize(group) for group in by_config(results).values()]
-    doses = dose_response(results, BASELINE)
+    base = baseline_of(results)
+    doses = dose_response(results, base)
+    correlations = coverage_correlation(results, base)
     curves = learning_curve(results)
-    tests = _versus_baseline(results)
+    tests = _versus_baseline(results, base)
 
     lines = ["# GraphMind evaluation report", "", *_meta_table(meta)]
     for dataset in dict.fromkeys(s.dataset for s in summaries):
@@ -62,7 +66,9 @@ def write_report(
             [s for s in summaries if s.dataset == dataset],
             [t for t in tests if t[0] == dataset],
             [d for d in doses if d.dataset == dataset],
+            [c for c in correlations if c.dataset == dataset],
             [c for c in curves if c.dataset == dataset],
+            base,
         )
     if consistency:
         lines += _consistency_section(consistency)
@@ -75,7 +81,9 @@ def write_report(
         "mcnemar_vs_baseline": [
             {"dataset": d, "config": c, "paired": n, **asdict(m)} for d, c, n, m in tests
         ],
+        "baseline": base,
         "dose_response": [asdict(d) for d in doses],
+        "coverage_correlation": [asdict(c) for c in correlations],
         "learning_curve": [asdict(c) for c in curves],
         "consistency": [asdict(c) for c in consistency] if consistency is not None else None,
         "records": [r.to_json() for r in results],
@@ -84,7 +92,7 @@ def write_report(
     (run_dir / "results.json").write_text(text + "\n", encoding="utf-8")
 
     datasets = list(dict.fromkeys(s.dataset for s in summaries))
-    _plot_dose_response(run_dir / "dose_response.png", datasets, doses)
+    _plot_dose_response(run_dir / "dose_response.png", datasets, doses, base)
     _plot_learning_curves(run_dir / "learning_curve.png", datasets, curves)
     _plot_cost_latency(run_dir / "cost_latency.png", datasets, summaries)
     return report
@@ -156,13 +164,23 @@ def _run_results(run_dir: Path) -> list[QuestionResult]:
     return results
 
 
-def _versus_baseline(results: Sequence[QuestionResult]) -> list[tuple[str, str, int, McNemar]]:
-    """(dataset, config, paired questions, McNemar) of every configuration against naive."""
+def baseline_of(results: Sequence[QuestionResult]) -> str:
+    """The configuration the others are compared with: naive when it ran, else ROZA's
+    vanilla RAG (``vr``), which ``rg`` and ``rg-full`` extend."""
+    run = {r.config for r in results}
+    return next((b for b in BASELINES if b in run), BASELINES[0])
+
+
+def _versus_baseline(
+    results: Sequence[QuestionResult], baseline: str
+) -> list[tuple[str, str, int, McNemar]]:
+    """(dataset, config, paired questions, McNemar) of every configuration against the
+    baseline."""
     groups = by_config(results)
     tests: list[tuple[str, str, int, McNemar]] = []
     for (dataset, config), group in groups.items():
-        base = {r.question_id: r.correct for r in groups.get((dataset, BASELINE), [])}
-        if config == BASELINE or not base:
+        base = {r.question_id: r.correct for r in groups.get((dataset, baseline), [])}
+        if config == baseline or not base:
             continue
         paired = [(base[r.question_id], r.correct) for r in group if r.question_id in base]
         test = mcnemar_exact([x for x, _ in paired], [y for _, y in paired])
@@ -182,7 +200,9 @@ def _dataset_section(
     summaries: list[ConfigSummary],
     tests: list[tuple[str, str, int, McNemar]],
     doses: list[DoseCell],
+    correlations: list[Correlation],
     curves: list[LearningCurve],
+    base: str,
 ) -> list[str]:
     lines = [
         f"## {dataset}",
@@ -228,18 +248,19 @@ def _dataset_section(
                 ),
             )
         )
-    lines += ["", f"### McNemar vs {BASELINE} (exact, paired on the same questions)", ""]
+    lines += ["", f"### McNemar vs {base} (exact, paired on the same questions)", ""]
     if tests:
         lines += [
-            f"| config | paired | b ({BASELINE}✓ config✗) | c ({BASELINE}✗ config✓) | p |",
+            f"| config | paired | b ({base}✓ config✗) | c ({base}✗ config✓) | p |",
             "|---|--:|--:|--:|--:|",
         ]
         lines += [_row(c, str(n), str(m.b), str(m.c), _p(m.p)) for _, c, n, m in tests]
     else:
-        lines.append(f"No {BASELINE} baseline with other configurations in this run.")
+        lines.append(f"No {base} baseline with other configurations in this run.")
     lines += _rounds_table(results)
     lines += _category_table(results)
-    lines += _dose_table(doses)
+    lines += _dose_table(doses, base)
+    lines += _correlation_table(correlations, base)
     lines += _learning_table(curves)
     return [*lines, ""]
 
@@ -292,14 +313,16 @@ def _category_table(results: Sequence[QuestionResult]) -> list[str]:
     return lines
 
 
-def _dose_table(doses: list[DoseCell]) -> list[str]:
+def _dose_table(doses: list[DoseCell], base: str) -> list[str]:
     lines = [
         "",
-        f"### Accuracy Δ vs {BASELINE} by evidence-profile coverage (same questions)",
+        f"### Accuracy Δ vs {base} by evidence-profile coverage (same questions)",
+        "",
+        f"Each cell: Δ accuracy (questions; McNemar b/c and p, b = {base} alone right).",
         "",
     ]
     if not doses:
-        return [*lines, f"No {BASELINE} baseline to compare with."]
+        return [*lines, f"No {base} baseline to compare with."]
     lines += [
         "| config | " + " | ".join(COVERAGE_BINS) + " |",
         "|---|" + "--:|" * len(COVERAGE_BINS),
@@ -309,12 +332,33 @@ def _dose_table(doses: list[DoseCell]) -> list[str]:
         lines.append(
             _row(
                 config,
-                *(
-                    f"{_signed(d.delta)} (n={d.n})" if d.delta is not None else "n/a (n=0)"
-                    for d in cells
-                ),
+                *(_dose_cell(d) for d in cells),
             )
         )
+    return lines
+
+
+def _dose_cell(d: DoseCell) -> str:
+    if d.delta is None:
+        return "n/a (n=0)"
+    if d.test is None:
+        return f"{_signed(d.delta)} (n={d.n})"
+    return f"{_signed(d.delta)} (n={d.n}; {d.test.b}/{d.test.c}, p={_p(d.test.p)})"
+
+
+def _correlation_table(correlations: list[Correlation], base: str) -> list[str]:
+    lines = [
+        "",
+        f"### Coverage against the paired Δ vs {base}: Spearman rho per question (95 % CI)",
+        "",
+    ]
+    if not correlations:
+        return [*lines, f"No {base} baseline to compare with."]
+    lines += ["| config | questions | rho | 95 % CI |", "|---|--:|--:|--:|"]
+    for c in correlations:
+        rho = "n/a (constant)" if c.rho is None else f"{c.rho:+.3f}"
+        ci = "n/a" if c.low is None or c.high is None else f"[{c.low:+.3f}, {c.high:+.3f}]"
+        lines.append(_row(c.config, str(c.n), rho, ci))
     return lines
 
 
@@ -385,17 +429,17 @@ def _figure(rows: int, cols: int, width: float) -> tuple[Figure, Any]:
     return figure, figure.subplots(rows, cols, squeeze=False)
 
 
-def _plot_dose_response(path: Path, datasets: list[str], doses: list[DoseCell]) -> None:
+def _plot_dose_response(path: Path, datasets: list[str], doses: list[DoseCell], base: str) -> None:
     figure, axes = _figure(len(datasets), 1, 8.0)
     for ax, dataset in zip(axes[:, 0], datasets, strict=True):
         cells = [d for d in doses if d.dataset == dataset]
         configs = list(dict.fromkeys(d.config for d in cells))
-        ax.set_title(f"{dataset}: accuracy Δ vs {BASELINE} by evidence-profile coverage")
+        ax.set_title(f"{dataset}: accuracy Δ vs {base} by evidence-profile coverage")
         ax.set_xticks(range(len(COVERAGE_BINS)), COVERAGE_BINS)
         ax.set_ylabel("Δ accuracy (pp)")
         ax.axhline(0, color="grey", linewidth=0.8)
         if not configs:
-            ax.text(0.5, 0.5, f"no {BASELINE} baseline", transform=ax.transAxes, ha="center")
+            ax.text(0.5, 0.5, f"no {base} baseline", transform=ax.transAxes, ha="center")
             continue
         width = 0.8 / len(configs)
         for i, config in enumerate(configs):

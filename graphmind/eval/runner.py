@@ -41,7 +41,7 @@ from graphmind.core.decision import Candidate, Decision
 from graphmind.core.errors import BadInputError, ConfigError, InterruptedBuildError, LLMError
 from graphmind.core.progress import Progress
 from graphmind.eval.datasets import EvalDataset, EvalQuestion, load_dataset, write_corpus
-from graphmind.eval.metrics import ConsistencyResult, consistency, recall_at_k
+from graphmind.eval.metrics import ConsistencyResult, consistency, gold_reuse, recall_at_k
 from graphmind.eval.records import QuestionResult, append_result, load_results, score
 from graphmind.eval.report import write_report
 from graphmind.factories import open_store
@@ -206,6 +206,7 @@ def run_eval(
         "dataset": run.dataset.name,
         "source": run.dataset.source,
         "questions": len(order),
+        "gold-passage reuse": _share(gold_reuse([q.gold for q in order])),
         "corpus passages": len(run.dataset.corpus),
         "model": llm.model_id,
         "embedder": embedder.spec.name,
@@ -542,6 +543,12 @@ def _consistency(
             out.append(consistency(q.id, config, runs))
             run.say(f"consistency {config:8} {q.id}: {len(runs)} runs")
     return out
+
+
+def _share(value: float | None) -> str:
+    """A share for the report ("n/a" without gold): gold passages an earlier question
+    in the asking order already had as gold."""
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _command(options: EvalOptions) -> str:
