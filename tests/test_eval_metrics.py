@@ -186,10 +186,15 @@ def test_dose_response_compares_with_the_baseline_on_the_same_questions() -> Non
         DoseCell("musique", "graphmind", "≥50%", 2, 0.5, 0.0, 0.5, McNemar(0, 1, 1.0)),
     ]
     assert dose_response(graphmind) == []  # no baseline answers, nothing to compare
-    (rho,) = coverage_correlation(naive + graphmind, "naive")
+    accuracy, f1 = coverage_correlation(naive + graphmind, "naive")
     # paired deltas 0, +1, +1, 0 over coverages 0, 0.1, 0.6, 0.7 (q9 has no pair)
-    assert (rho.config, rho.n, rho.rho) == ("graphmind", 4, pytest.approx(0.0))
-    assert (rho.low, rho.high) == (pytest.approx(-math.tanh(1.96)), pytest.approx(math.tanh(1.96)))
+    for rho, measure in ((accuracy, "accuracy"), (f1, "F1")):
+        assert (rho.config, rho.measure, rho.n) == ("graphmind", measure, 4)
+        assert rho.rho == pytest.approx(0.0)
+        assert (rho.low, rho.high) == (
+            pytest.approx(-math.tanh(1.96)),
+            pytest.approx(math.tanh(1.96)),
+        )
     assert coverage_correlation(graphmind, "naive") == []
 
 

@@ -79,7 +79,8 @@ def test_write_report_files_tables_and_charts(tmp_path: Path) -> None:
         "| +0.500 (n=2; 0/1, p=1) |" in report
     )
     # paired deltas 0, +1, +1, 0 over coverages 0, 0.1, 0.6, 0.7
-    assert "| graphmind | 4 | +0.000 | [-0.961, +0.961] |" in report
+    for measure in ("accuracy", "F1"):
+        assert f"| graphmind | {measure} | 4 | +0.000 | [-0.961, +0.961] |" in report
     # learning curve: one block per question here
     assert "| 3-3 | 0.000 (0.333) | 1.000 (1.000) |" in report
     assert "| graphmind | 2 | 0.500 | 0.500 |" in report  # consistency means
@@ -123,7 +124,7 @@ def test_without_naive_the_configurations_are_compared_with_vr(tmp_path: Path) -
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "### McNemar vs vr (exact" in report and "| rg | 4 | 0 | 2 | 0.5 |" in report
     assert "### Accuracy Δ vs vr by evidence-profile coverage" in report
-    assert "| rg | 4 | +0.000 | [-0.961, +0.961] |" in report
+    assert "| rg | accuracy | 4 | +0.000 | [-0.961, +0.961] |" in report
     payload = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert payload["baseline"] == "vr"
 

@@ -121,12 +121,14 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemar:
 
 @dataclass(frozen=True)
 class Correlation:
-    """Spearman's rho of evidence-profile coverage with the paired accuracy delta against
-    the baseline (+1 right where the baseline was wrong, -1 the reverse, 0 the same), per
-    question, with a 95 % confidence interval (Fisher z); None when it is undefined."""
+    """Spearman's rho of evidence-profile coverage with the paired delta against the
+    baseline per question, of accuracy (+1 right where the baseline was wrong, -1 the
+    reverse, 0 the same) or of F1, with a 95 % confidence interval (Fisher z); None when
+    it is undefined."""
 
     dataset: str
     config: str
+    measure: str  # "accuracy" or "F1"
     n: int
     rho: float | None
     low: float | None
@@ -166,23 +168,30 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 def coverage_correlation(
     results: Sequence[QuestionResult], baseline_config: str
 ) -> list[Correlation]:
-    """Per dataset and configuration: Spearman's rho of coverage with the paired delta."""
-    baseline = {
-        (r.dataset, r.question_id): r.correct for r in results if r.config == baseline_config
-    }
+    """Per dataset and configuration: Spearman's rho of coverage with the paired delta of
+    accuracy, then of F1."""
+    baseline = {(r.dataset, r.question_id): r for r in results if r.config == baseline_config}
     out: list[Correlation] = []
     for (dataset, config), group in by_config(results).items():
-        paired = [r for r in group if (dataset, r.question_id) in baseline]
+        paired = [
+            (r, baseline[dataset, r.question_id])
+            for r in group
+            if (dataset, r.question_id) in baseline
+        ]
         if config == baseline_config or not paired:
             continue
-        coverage = [r.profile_coverage for r in paired]
-        delta = [float(r.correct) - float(baseline[dataset, r.question_id]) for r in paired]
-        rho = spearman(coverage, delta)
-        low = high = None
-        if rho is not None and len(paired) > 3:
-            z, se = math.atanh(max(-0.999999, min(0.999999, rho))), 1 / math.sqrt(len(paired) - 3)
-            low, high = math.tanh(z - 1.96 * se), math.tanh(z + 1.96 * se)
-        out.append(Correlation(dataset, config, len(paired), rho, low, high))
+        coverage = [r.profile_coverage for r, _ in paired]
+        for measure, deltas in (
+            ("accuracy", [float(r.correct) - float(b.correct) for r, b in paired]),
+            ("F1", [r.f1 - b.f1 for r, b in paired]),
+        ):
+            rho = spearman(coverage, deltas)
+            low = high = None
+            if rho is not None and len(paired) > 3:
+                z = math.atanh(max(-0.999999, min(0.999999, rho)))
+                se = 1 / math.sqrt(len(paired) - 3)
+                low, high = math.tanh(z - 1.96 * se), math.tanh(z + 1.96 * se)
+            out.append(Correlation(dataset, config, measure, len(paired), rho, low, high))
     return out
 
 

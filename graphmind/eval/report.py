@@ -354,11 +354,11 @@ def _correlation_table(correlations: list[Correlation], base: str) -> list[str]:
     ]
     if not correlations:
         return [*lines, f"No {base} baseline to compare with."]
-    lines += ["| config | questions | rho | 95 % CI |", "|---|--:|--:|--:|"]
+    lines += ["| config | paired Δ of | questions | rho | 95 % CI |", "|---|---|--:|--:|--:|"]
     for c in correlations:
         rho = "n/a (constant)" if c.rho is None else f"{c.rho:+.3f}"
         ci = "n/a" if c.low is None or c.high is None else f"[{c.low:+.3f}, {c.high:+.3f}]"
-        lines.append(_row(c.config, str(c.n), rho, ci))
+        lines.append(_row(c.config, c.measure, str(c.n), rho, ci))
     return lines
 
 
