@@ -450,8 +450,11 @@ def test_llm_failure_in_round_two_writes_nothing(corpus_store: GraphStore, tmp_p
 def test_judged_mode_keeps_the_models_verdicts_and_reasons(
     corpus_store: GraphStore, tmp_path: Path
 ) -> None:
+    systems: list[str] = []
+
     def judged(messages: list[Message]) -> str:
         assert messages[0]["content"].startswith("You judge evidence")
+        systems.append(messages[0]["content"])
         found = candidates_in(messages)
         verdicts = [
             {"ref": n, "verdict": "used", "reason": "names the director's movie"}
@@ -459,7 +462,8 @@ def test_judged_mode_keeps_the_models_verdicts_and_reasons(
             else {"ref": n, "verdict": "rejected", "reason": "another movie"}
             for n, t in found.items()
         ]
-        return json.dumps({"verdicts": verdicts, "answer": "Silent Harbor"})
+        copied = "Blue Fields" if "Example." in messages[0]["content"] else "Silent Harbor"
+        return json.dumps({"verdicts": verdicts, "answer": copied})
 
     decision = loop(corpus_store, tmp_path, judged, mode="judged").ask(QUESTION)
     (only,) = decision.rounds
@@ -468,6 +472,8 @@ def test_judged_mode_keeps_the_models_verdicts_and_reasons(
     assert {v.reason for t, v in reasons.items() if t != "Aldo Vance" and v} == {"another movie"}
     assert decision.answer == "Silent Harbor" and decision.mode == "judged"
     assert [c.title for c in decision.citations] == ["Aldo Vance"]
+    # "Blue Fields" is the prompt example's book and no passage's: asked again without it
+    assert len(systems) == 2 and "Blue Fields" in systems[0] and "Blue Fields" not in systems[1]
 
 
 def test_naive_mode_is_recorded_too(corpus_store: GraphStore, tmp_path: Path) -> None:

@@ -267,7 +267,7 @@ class AskLoop:
         )
         with self._timed(state, "llm"):
             reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
-        if copies_example(reply.answer, found):  # asked again without the example
+        if copies_example(reply.answer, found, "answer"):  # asked again without the example
             asked = without_example(asked)
             with self._timed(state, "llm"):
                 reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
@@ -439,6 +439,11 @@ class AskLoop:
         cap = ANSWER_MAX_TOKENS + VERDICT_TOKENS * len(found)
         with self._timed(state, "llm"):
             out = self.llm.structured("judge", messages, JudgedAnswer, max_tokens=cap)
+        if copies_example(out.answer, found, "judged"):  # asked again without the example
+            with self._timed(state, "llm"):
+                out = self.llm.structured(
+                    "judge", without_example(messages), JudgedAnswer, max_tokens=cap
+                )
         verdicts = _one_verdict_per_candidate(out.verdicts, len(found))
         used = [v.ref for v in verdicts if v.verdict == "used"]
         judgement = grade(
@@ -725,12 +730,12 @@ def better(question: str, new: Round, old: Round) -> bool:
     return states(kept.draft_answer, cited)
 
 
-def copies_example(answer: str, found: list[Candidate]) -> bool:
-    """Whether the answer comes from the answer prompt's worked example and from no
-    passage: a small model answers "Graz", the example's answer, to "Where was the
-    father of Prince Boris of Leiningen born?" with every gold passage in front of it."""
+def copies_example(answer: str, found: list[Candidate], prompt_name: str) -> bool:
+    """Whether the answer comes from the prompt's worked example and from no passage: a
+    small model answers "Graz", the example's answer, to "Where was the father of Prince
+    Boris of Leiningen born?" with every gold passage in front of it."""
     texts = [f"{c.title} {c.text}" for c in found]
-    return states(answer, [example_text("answer")]) and not states(answer, texts)
+    return states(answer, [example_text(prompt_name)]) and not states(answer, texts)
 
 
 def states(answer: str, texts: list[str]) -> bool:
