@@ -129,6 +129,23 @@ def test_without_naive_the_configurations_are_compared_with_vr(tmp_path: Path) -
     assert payload["baseline"] == "vr"
 
 
+def test_the_report_says_what_the_planner_excluded(tmp_path: Path) -> None:
+    records = run_records()
+    write_report(tmp_path, records, meta={"dataset": "musique"}, consistency=None)
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "The planner excluded no passage in this run." in report
+    pruned = [
+        replace(r, excluded=2, gold_excluded=int(r.question_id == "q2"))
+        if r.config == "graphmind" and r.question_id in ("q1", "q2")
+        else r
+        for r in records
+    ]
+    write_report(tmp_path, pruned, meta={"dataset": "musique"}, consistency=None)
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    # config | questions with exclusions | passages | gold passages | questions that lost gold
+    assert "| graphmind | 2 | 4 | 1 | 1 |" in report
+
+
 def test_write_report_needs_results(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no evaluation results"):
         write_report(tmp_path, [], meta={}, consistency=None)

@@ -17,7 +17,7 @@ from graphmind.core.errors import ConfigError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.eval.datasets import load_dataset
 from graphmind.eval.records import QuestionResult, load_results
-from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, run_eval
+from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, gold_among, run_eval
 from graphmind.factories import open_store
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
@@ -95,6 +95,18 @@ def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> No
         assert len(rows) == 3 + probes
         assert sum(r["outcome"] in ("correct", "incorrect") for r in rows) == 3
         assert {r["memory"] for r in rows} == {CONFIGS[config][1]}
+    # the planner's exclusions are checked for gold: the chunks of the question's gold
+    question = load_dataset("musique", FIXTURES).questions[0]
+    with open_store(store_settings) as store:
+        chunks = store.run_text(
+            "MATCH (c:Chunk)-[:PART_OF]->(d:Document) RETURN c.id AS id, d.title AS title"
+        ).records()
+        gold_titles = {g.title for g in question.gold}
+        gold_chunks = [r["id"] for r in chunks if r["title"] in gold_titles]
+        other = [r["id"] for r in chunks if r["title"] not in gold_titles]
+        assert gold_among(store, other[:3], question.gold) == 0
+        assert gold_among(store, [*other[:3], *gold_chunks], question.gold) == len(gold_titles)
+        assert gold_among(store, [], question.gold) == 0
     # the report, its JSON and its plots
     text = report.read_text(encoding="utf-8")
     assert "McNemar" in text and "naive" in text and "full" in text

@@ -27,7 +27,8 @@ class QuestionResult:
     ``recall_first``/``recall_final`` map k to recall@k after the first and the last round
     (None for a question without gold passages); ``profile_coverage`` is the share of the
     judged candidates that carried an evidence profile; ``excluded`` counts candidates the
-    planner removed; ``verdicts`` maps passage id to its final verdict (used/rejected).
+    planner removed, ``gold_excluded`` the gold passages among them; ``verdicts`` maps
+    passage id to its final verdict (used/rejected).
     """
 
     dataset: str
@@ -48,6 +49,7 @@ class QuestionResult:
     recall_final: dict[int, float | None] = field(default_factory=dict)
     profile_coverage: float = 0.0
     excluded: int = 0
+    gold_excluded: int = 0  # gold passages among those the planner removed
     llm_calls: int
     tokens: int
     latency_ms: float

@@ -258,6 +258,7 @@ def _dataset_section(
     else:
         lines.append(f"No {base} baseline with other configurations in this run.")
     lines += _rounds_table(results)
+    lines += _planner_table(results)
     lines += _category_table(results)
     lines += _dose_table(doses, base)
     lines += _correlation_table(correlations, base)
@@ -287,6 +288,30 @@ def _rounds_table(results: Sequence[QuestionResult]) -> list[str]:
                 _f3(_mean([float(r.correct) for r in one])),
                 _f3(_mean([float(r.correct) for r in more])),
                 str(sum(r.capped for r in group)),
+            )
+        )
+    return lines
+
+
+def _planner_table(results: Sequence[QuestionResult]) -> list[str]:
+    """What the planner left out, per configuration that uses it, and how much was gold."""
+    pruning = {k: g for k, g in by_config(results).items() if any(r.excluded for r in g)}
+    lines = ["", "### What the planner excluded", ""]
+    if not pruning:
+        return [*lines, "The planner excluded no passage in this run."]
+    lines += [
+        "| config | questions with exclusions | passages excluded | gold passages excluded "
+        "| questions that lost gold |",
+        "|---|--:|--:|--:|--:|",
+    ]
+    for (_, config), group in pruning.items():
+        lines.append(
+            _row(
+                config,
+                str(sum(1 for r in group if r.excluded)),
+                str(sum(r.excluded for r in group)),
+                str(sum(r.gold_excluded for r in group)),
+                str(sum(1 for r in group if r.gold_excluded)),
             )
         )
     return lines

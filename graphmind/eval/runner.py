@@ -35,12 +35,20 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from graphmind.ask.loop import AskLoop, AskOptions, Mode
+from graphmind.ask.retrieve import candidates
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings
 from graphmind.core.decision import Candidate, Decision
 from graphmind.core.errors import BadInputError, ConfigError, InterruptedBuildError, LLMError
 from graphmind.core.progress import Progress
-from graphmind.eval.datasets import EvalDataset, EvalQuestion, load_dataset, write_corpus
+from graphmind.eval.datasets import (
+    EvalDataset,
+    EvalQuestion,
+    GoldPassage,
+    gold_hits,
+    load_dataset,
+    write_corpus,
+)
 from graphmind.eval.metrics import ConsistencyResult, consistency, gold_reuse, recall_at_k
 from graphmind.eval.records import QuestionResult, append_result, load_results, score
 from graphmind.eval.report import write_report
@@ -467,6 +475,7 @@ def _ask(run: _Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) 
     k_max = max(run.options.recall_k)
     first = _passages(decision.rounds[0].candidates, k_max)
     final = _passages(decision.rounds[-1].candidates, k_max)
+    left_out = decision.retrieval.excluded
     return QuestionResult(
         **base,
         query_type=decision.retrieval.query_type or None,
@@ -478,7 +487,8 @@ def _ask(run: _Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) 
         recall_first={k: recall_at_k(first, q.gold, k) for k in run.options.recall_k},
         recall_final={k: recall_at_k(final, q.gold, k) for k in run.options.recall_k},
         profile_coverage=decision.retrieval.coverage,
-        excluded=len(decision.retrieval.excluded),
+        excluded=len(left_out),
+        gold_excluded=gold_among(loop.store, left_out, q.gold),
         llm_calls=(after.calls + after.cache_hits) - (before.calls + before.cache_hits),
         tokens=(after.total_tokens + after.cached_tokens)
         - (before.total_tokens + before.cached_tokens),
@@ -490,6 +500,14 @@ def _ask(run: _Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) 
         capped=after.capped - before.capped,
         verdicts=_verdicts(decision),
     )
+
+
+def gold_among(store: GraphStore, chunk_ids: Sequence[str], gold: Sequence[GoldPassage]) -> int:
+    """How many of the gold passages are among these chunks (what the planner left out)."""
+    if not chunk_ids:
+        return 0
+    shown = candidates(store, [(c, 0.0, []) for c in chunk_ids], 0)
+    return gold_hits(_passages(shown, len(shown)), gold, len(shown))
 
 
 def _passages(candidates: Sequence[Candidate], k: int) -> list[tuple[str, str]]:
