@@ -40,6 +40,7 @@ from rich.table import Table  # noqa: E402
 
 from graphmind.config import load_settings  # noqa: E402
 from graphmind.embed import Embedder, parse_embedder  # noqa: E402
+from graphmind.embed.onnx_provider import OnnxEmbedder  # noqa: E402
 from graphmind.eval.datasets import EvalDataset, load_dataset, write_corpus  # noqa: E402
 from graphmind.eval.metrics import recall_at_k  # noqa: E402
 from graphmind.factories import make_embedder  # noqa: E402
@@ -59,8 +60,6 @@ def make(name: str, threads: int) -> Embedder:
         torch.set_num_threads(threads)
         return make_embedder(load_settings(embedder=name))
     if spec.provider == "onnx":
-        from graphmind.embed.onnx_provider import OnnxEmbedder
-
         settings = load_settings(embedder=name)
         return OnnxEmbedder(spec, batch_size=settings.embed_batch_size, threads=threads)
     return make_embedder(load_settings(embedder=name))
@@ -96,20 +95,18 @@ def throughput(
     return {name: len(texts) / statistics.median(s) for name, s in seconds.items()}, vectors
 
 
-def ceiling(name: str, texts: list[str], batch_size: int) -> tuple[float, float, int]:
+def ceiling(embedder: OnnxEmbedder, texts: list[str]) -> tuple[float, float, int]:
     """(GFLOP/s of a float32 matrix product, the texts/s the model's matrix products
-    allow at that rate, padded tokens) for the BERT model ``name`` on these texts."""
+    allow at that rate, padded tokens) for the ONNX embedder's model on these texts."""
     import numpy as np
     from tokenizers import Tokenizer
 
     from graphmind.embed.bert_onnx import BertConfig
-    from graphmind.embed.local_models import resolve_model_path
-    from graphmind.embed.onnx_provider import read_pooling
 
-    path = resolve_model_path(parse_embedder(name).model)
-    config = BertConfig.read(path)
-    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length=read_pooling(path, config.max_positions).max_tokens)
+    config = BertConfig.read(embedder.model_path)
+    tokenizer = Tokenizer.from_file(str(embedder.model_path / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=embedder.max_tokens or config.max_positions)
+    batch_size = embedder.batch_size
     lengths = sorted(len(e.ids) for e in tokenizer.encode_batch([t.strip() for t in texts]))
     padded = sum(
         max(lengths[i : i + batch_size]) * len(lengths[i : i + batch_size])
@@ -225,9 +222,9 @@ def main() -> int:
             f"{cosine:.6f}",
         )
     console.print(speed)
-    onnx = [n for n in names if parse_embedder(n).provider == "onnx"]
+    onnx = [e for e in embedders.values() if isinstance(e, OnnxEmbedder)]
     if onnx:
-        gflops, limit, padded = ceiling(onnx[0], texts, embedders[onnx[0]].batch_size)
+        gflops, limit, padded = ceiling(onnx[0], texts)
         bound = Table(
             "embedder",
             "texts/s",
