@@ -19,12 +19,16 @@ from graphmind.ask.loop import (
     AskLoop,
     AskOptions,
     _supporting,
+    better,
+    bridge_hop,
+    grade,
     question_entities,
     restates_question,
     states,
 )
+from graphmind.ask.models import Answer
 from graphmind.ask.retrieve import RetrieveOptions
-from graphmind.core.decision import Candidate, Decision
+from graphmind.core.decision import Candidate, Decision, Round
 from graphmind.core.errors import LLMError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.extract.heuristic import heuristic_response
@@ -41,7 +45,8 @@ DOCS = {
     "Brask": "The city of Brask opened a movie theatre that was shot at by critics.",
     "Tom Reed": "Tom Reed was a city clerk in a movie by a small studio.",
 }
-QUESTION = "In which city was the movie by Aldo Vance shot?"
+QUESTION = "Where was the Aldo Vance movie shot?"
+BRIDGED = "In which city was the movie by Aldo Vance shot?"  # "the movie by Aldo Vance": a bridge
 FIRST_HOP, SECOND_HOP = "Aldo Vance directed", "Silent Harbor was recorded"
 
 
@@ -64,9 +69,14 @@ def answer(messages: list[Message]) -> str:
     """Answers the second hop when both passages are there, else (like a small model)
     the first hop's movie; abstains without either."""
     found = candidates_in(messages)
-    relevant = "Aldo Vance" in messages[1]["content"].split("\n", 1)[0]  # the question line
+    asked = messages[1]["content"].split("\n", 1)[0]  # the question line
+    relevant = "Aldo Vance" in asked
     first = [n for n, t in found.items() if FIRST_HOP in t and relevant]
     second = [n for n, t in found.items() if SECOND_HOP in t and relevant]
+    if "Silent Harbor" in asked:  # the second hop's own question
+        second = [n for n, t in found.items() if SECOND_HOP in t]
+        if second:
+            return json.dumps({"answer": "Port Ellis", "citations": second})
     if first and second:
         return json.dumps({"answer": "Port Ellis", "citations": first + second})
     if first:
@@ -182,8 +192,8 @@ def test_round_one_shows_the_naive_baselines_passages_first(
 ) -> None:
     """Never worse than naive by construction: round 1 holds naive's passages, in its
     order, and adds the other retrievers' candidates after them."""
-    naive = loop(corpus_store, tmp_path, mode="naive").ask(QUESTION)
-    looped = loop(corpus_store, tmp_path, extra=2, max_rounds=1).ask(QUESTION)
+    naive = loop(corpus_store, tmp_path, mode="naive").ask(BRIDGED)
+    looped = loop(corpus_store, tmp_path, extra=2, max_rounds=1).ask(BRIDGED)
     seen = [c.id for c in naive.rounds[0].candidates]
     first = [c.id for c in looped.rounds[0].candidates]
     assert first[: len(seen)] == seen and len(first) > len(seen)
@@ -209,6 +219,24 @@ def test_a_missing_link_that_repeats_the_answer_does_not_go_on(
 
     decision = loop(corpus_store, tmp_path, repeats).ask(QUESTION)
     assert len(decision.rounds) == 1 and decision.answer == "Silent Harbor"
+
+
+def test_a_check_that_copies_its_prompts_example_does_not_go_on(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """The 1.5B's check named the prompt's example ("Ana Roth born in") as the missing
+    link of an unrelated question; a second round searched for it and replaced a partly
+    right answer. Such a diagnosis is dropped."""
+
+    def copies(messages: list[Message]) -> str:
+        if is_check(messages):
+            copied = {"missing": "where Ana Roth was born", "query": "Ana Roth born in"}
+            return json.dumps({"complete": False, **copied})
+        return responder(messages)
+
+    decision = loop(corpus_store, tmp_path, copies).ask(QUESTION)
+    assert len(decision.rounds) == 1 and decision.answer == "Silent Harbor"
+    assert decision.rounds[0].judgement.missing == ""
 
 
 def test_an_answer_copied_from_the_prompts_example_is_asked_again_without_it(
@@ -341,6 +369,113 @@ def test_a_later_answer_that_does_not_build_on_the_kept_one_does_not_replace_it(
     assert decision.rounds[1].judgement.draft_answer == "Dunmore"
     assert decision.rounds[1].judgement.confidence == 1.0  # stated by what it cites
     assert decision.answer == "Silent Harbor"
+
+
+def test_a_bridge_answer_asks_the_question_that_remains_next(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """Self-ask without asking the model to decompose: "Silent Harbor" comes from the
+    passage titled "Aldo Vance" and the question still asks a word no cited passage says
+    ("city"), so round 2 searches for and asks the question with the answer in place of
+    "the movie by Aldo Vance" (asked again with a note when the answer is the hop's own
+    name); its answer replaces it, even though the model's check called the first answer
+    complete, and cites the passage that states it."""
+    hop = "In which city was Silent Harbor shot?"
+    questions: list[str] = []
+
+    def self_ask(messages: list[Message]) -> str:
+        if is_check(messages):
+            return json.dumps({"complete": True, "missing": "", "query": ""})
+        if messages[0]["content"].startswith("You answer"):
+            asked = messages[1]["content"].split("\n", 1)[0]
+            questions.append(asked)
+            if "Silent Harbor" in asked:  # the hop alone is a one-hop question, but the
+                # small model first answers with the hop's own name, then cites the wrong
+                # passage: the one that says the answer is cited instead
+                found = candidates_in(messages)
+                if "The answer is not Silent Harbor" not in messages[1]["content"]:
+                    return json.dumps({"answer": "Silent Harbor", "citations": [1]})
+                wrong = [n for n, t in found.items() if SECOND_HOP not in t]
+                return json.dumps({"answer": "Port Ellis", "citations": wrong[:1]})
+            found = [n for n, t in candidates_in(messages).items() if FIRST_HOP in t]
+            return json.dumps({"answer": "Silent Harbor", "citations": found})
+        return responder(messages)
+
+    decision = loop(corpus_store, tmp_path, self_ask).ask(BRIDGED)
+    assert questions == [f"Question: {BRIDGED}", f"Question: {hop}", f"Question: {hop}"]
+    assert decision.rounds[1].queries == [BRIDGED, hop]
+    assert decision.answer == "Port Ellis"
+    assert [c.title for c in decision.citations] == ["Silent Harbor"]
+
+
+def _passage(title: str, text: str) -> Candidate:
+    return Candidate(id=title, text=text, title=title, score=1.0, sources=[])
+
+
+VAN_HOOK = _passage(
+    "Van Hook Township", "Van Hook Township is a township in Mountrail County, North Dakota."
+)
+
+
+BETTANY = _passage("Paul Bettany", "Paul Bettany, who plays Vision, married Jennifer Connelly.")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "cited", "hop"),
+    [
+        (
+            "What is the seat of the county where Van Hook Township is located?",
+            "Mountrail County",
+            [VAN_HOOK],
+            "What is the seat of Mountrail County?",
+        ),
+        (
+            "Why did Roncalli leave the city where the creator of Flora died?",
+            "Titian",
+            [_passage("Flora (Titian)", "Flora is a painting by Titian.")],
+            "Why did Roncalli leave the city where Titian died?",
+        ),
+        (  # the passage says what the question asks besides: the answer is final
+            "Who directed the film Jaws?",
+            "Steven Spielberg",
+            [_passage("Jaws (film)", "Jaws is a 1975 film directed by Steven Spielberg.")],
+            "",
+        ),
+        (  # a hop, though the answer was final: its answer cannot replace it (below)
+            "Who is the spouse of the actor that plays Vision?",
+            "Jennifer Connelly",
+            [BETTANY],
+            "Who is the spouse of Jennifer Connelly?",
+        ),
+        (  # no passage states the answer
+            "What is the seat of the county where Van Hook Township is located?",
+            "Stark County",
+            [VAN_HOOK],
+            "",
+        ),
+    ],
+)
+def test_bridge_hop(question: str, answer: str, cited: list[Candidate], hop: str) -> None:
+    assert bridge_hop(question, answer, cited) == hop
+
+
+def test_a_hop_that_goes_back_does_not_replace_the_answer() -> None:
+    """A next hop's answer that the kept answer's passages already state went back ("Paul
+    Bettany", the bridge, for the spouse of Jennifer Connelly): the kept answer stays. Any
+    other supported answer replaces it: the hop's question named the kept answer."""
+    question = "Who is the spouse of the actor that plays Vision?"
+    hop = "Who is the spouse of Jennifer Connelly?"
+    connelly = _passage("Jennifer Connelly", "Jennifer Connelly married Paul Bettany in 2003.")
+    kept = _round(1, question, [BETTANY], "Jennifer Connelly")
+    back = _round(2, hop, [connelly], "Paul Bettany")
+    assert not better(question, back, kept, hop)
+    on = _round(2, hop, [_passage("Ray Lux", "Ray Lux was married twice.")], "Ray Lux")
+    assert better(question, on, kept, hop)
+
+
+def _round(number: int, asked: str, cited: list[Candidate], answer: str) -> Round:
+    reply = Answer(answer=answer, citations=list(range(1, len(cited) + 1)))
+    return Round(number, [asked], cited, grade(asked, cited, reply, None))
 
 
 @pytest.mark.parametrize(

@@ -171,7 +171,7 @@ def test_full_memory_excludes_what_keeps_being_rejected(
     assert len(via) == 1
     assert x in via[0]["excluded"] and via[0]["memory"] == "full"
     assert via[0]["pre"] > via[0]["post"] and via[0]["text"] == QUESTION
-    assert via[0]["size"] == 4 and via[0]["config"] == "default"
+    assert via[0]["size"] == 4 and via[0]["config"] == fourth.retrieval.config
     # the profiles mode reads the same graph but excludes nothing
     fifth = asker(corpus_store, tmp_path, "profiles", recorder).ask(QUESTION)
     assert x in {c.id for r in fifth.rounds for c in r.candidates}

@@ -23,12 +23,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from graphmind.ask.models import Answer, Check, JudgedAnswer
+from graphmind.ask.models import MAX_CITATIONS, Answer, Check, JudgedAnswer
 from graphmind.ask.prompts import (
     answer_messages,
     check_messages,
     example_text,
     judged_messages,
+    prompt,
     prompt_version,
     without_example,
 )
@@ -117,6 +118,8 @@ class _State:
     fused: set[str] = field(default_factory=set)  # every fused chunk, before exclusion
     retrieve_ms: float = 0.0
     checks: list[Check | None] = field(default_factory=list)  # per round
+    asking: str = ""  # the question the next answer call asks: the question, or a next hop
+    asked: list[str] = field(default_factory=list)  # per round, the question it asked
 
     def used(self) -> list[Candidate]:
         """Every candidate judged used, earliest round first, once."""
@@ -173,8 +176,10 @@ class AskLoop:
                 judgement = grade(state.question, found, reply, check)
                 state.checks.append(check)
                 self.remember(state, number, queries, found, judgement)
-                if final or not self.goes_on(state, judgement, check):
+                hop = self.hop(state, judgement)
+                if final or not self.goes_on(state, judgement, check, hop):
                     break
+                state.asking = hop or state.question
                 self.evolve(state, judgement)
         chosen, answer, citations = self.answer(state)
         last = state.rounds[-1]  # the answer's time and tokens count with the last round
@@ -200,6 +205,7 @@ class AskLoop:
             temporal=bool(TEMPORAL.search(question)),
             memory=memory,
             k=opts.k,
+            asking=question,
         )
         with self._timed(state, "store"):
             memory.start(question, self._embed(state, [question])[0])
@@ -208,9 +214,12 @@ class AskLoop:
         return state
 
     def next_queries(self, state: _State) -> list[str]:
-        """Round 1: the question. Later: the question (anchor) and the follow-up query."""
+        """Round 1: the question. Later: the question (anchor) and the follow-up query,
+        which is the next hop's question when the round asks one."""
         if not state.rounds:
             return [state.question]
+        if state.asking != state.question:
+            return [state.question, state.asking]
         return [state.question, *_follow_up(state)[:1]]
 
     def retrieve(self, state: _State, queries: list[str]) -> list[Candidate]:
@@ -255,14 +264,34 @@ class AskLoop:
         return found
 
     def read(self, state: _State, found: list[Candidate]) -> tuple[list[dict[str, str]], Answer]:
-        """The answer call: a short answer and the passages it rests on."""
+        """The answer call: a short answer and the passages it rests on. A next hop's
+        round asks the hop's own question (self-ask), with no notes; when the answer is
+        only the name the hop asks about ("Who was married to Laura Knight?" answered
+        "Laura Knight"), it is asked once more with a note saying so."""
+        hop = state.asking != state.question
         cues = [f"Still needed: {c.missing}" for c in state.checks if c and c.missing]
+        asked, reply = self._answer(state, found, [] if hop else cues[-1:])
+        if hop and restates_question(state.asking, reply.answer):
+            bridge = state.rounds[-1].judgement.draft_answer
+            note = f"The answer is not {bridge}: the question asks about {bridge}."
+            asked, reply = self._answer(state, found, [note])
+        reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
+        if hop:
+            reply.citations = _recited(reply, found)
+        return asked, reply
+
+    def _answer(
+        self, state: _State, found: list[Candidate], cues: list[str]
+    ) -> tuple[list[dict[str, str]], Answer]:
+        """One answer call for the question the round asks; asked again without the
+        prompt's worked example when the answer is the example's."""
+        hop = state.asking != state.question
         asked = answer_messages(
-            state.question,
+            state.asking,
             found,
-            cues[-1:],
+            cues,
             "",
-            temporal=state.temporal,
+            temporal=bool(TEMPORAL.search(state.asking)) if hop else state.temporal,
             budget_tokens=self.options.context_tokens,
         )
         with self._timed(state, "llm"):
@@ -271,15 +300,22 @@ class AskLoop:
             asked = without_example(asked)
             with self._timed(state, "llm"):
                 reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
-        reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
         return asked, reply
 
     def check(self, state: _State, asked: list[dict[str, str]], reply: Answer) -> Check:
         """The answer's check, as the next turn of its conversation: a missing link and a
-        follow-up query that names what it is about."""
+        follow-up query that names what it is about. A missing fact or query taken from
+        the check prompt's own examples ("Ana Roth born in") and from nothing the
+        question and passages say is dropped."""
         messages = check_messages(asked, reply, temporal=state.temporal)
         with self._timed(state, "llm"):
-            return self.llm.structured("check", messages, Check, max_tokens=CHECK_MAX_TOKENS)
+            out = self.llm.structured("check", messages, Check, max_tokens=CHECK_MAX_TOKENS)
+        shown = [m["content"] for m in asked if m["role"] == "user"]
+        for name in ("missing", "query"):
+            said = getattr(out, name)
+            if said and states(said, [prompt("check")]) and not states(said, shown):
+                setattr(out, name, "")
+        return out
 
     def remember(
         self, state: _State, number: int, queries: list[str], found: list[Candidate], j: Judgement
@@ -299,24 +335,38 @@ class AskLoop:
         state.pending_store_ms = state.pending_llm_ms = 0.0
         state.tokens_mark = tokens
         state.rounds.append(round_)
+        state.asked.append(state.asking)
         cue = j.cue or (f"Still missing: {j.missing}" if j.missing else "")
         if cue:
             state.cues.append(cue)
         if self.on_round is not None:
             self.on_round(round_)
 
-    def goes_on(self, state: _State, j: Judgement, check: Check | None) -> bool:
+    def goes_on(self, state: _State, j: Judgement, check: Check | None, hop: str = "") -> bool:
         """Another round only when it can pay, and with a query not asked before (the
-        check's, else the question's entities the citations miss): the evidence does not
-        support the answer (none, not stated by what it cites, or only a name from the
-        question), or the check names a missing link that says more than the question and
-        the answer already do. The model's "complete" alone does not stop a round that
-        has no supported answer."""
+        check's, else the question's entities the citations miss): the answer is a step
+        on the way (``bridge_hop``: the question that remains is asked next), the
+        evidence does not support the answer (none, not stated by what it cites, or only
+        a name from the question), or the check names a missing link that says more than
+        the question and the answer already do. The model's "complete" alone does not
+        stop a round that has no supported answer."""
+        if hop:
+            return True
         if check is None or not _follow_up(state):
             return False
         if not grounded(state.question, j):
             return True
         return not check.complete and not restates(check.missing, state.question, j.draft_answer)
+
+    def hop(self, state: _State, j: Judgement) -> str:
+        """The next hop's question (``bridge_hop``) of a supported answer, not asked
+        before; "" when there is none."""
+        if not grounded(state.asking, j):
+            return ""
+        round_ = state.rounds[-1]
+        cited = [round_.candidates[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
+        hop = bridge_hop(state.asking, j.draft_answer, cited)
+        return "" if hop.lower() in {q.lower() for q in state.queries} else hop
 
     def evolve(self, state: _State, j: Judgement) -> None:
         """The evolving sub-graph (extract triplets from used chunks that have none), then
@@ -376,9 +426,10 @@ class AskLoop:
         answered = [r for r in state.rounds if r.judgement.draft_answer]
         if not answered:
             return None, ABSTAIN_ANSWER, []
+        asked = dict(zip((r.number for r in state.rounds), state.asked, strict=True))
         chosen = answered[0]
         for r in answered[1:]:
-            if better(state.question, r, chosen):
+            if better(state.question, r, chosen, asked.get(r.number, state.question)):
                 chosen = r
         j = chosen.judgement
         cited = [chosen.candidates[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
@@ -663,6 +714,79 @@ def restates(missing: str, question: str, answer: str) -> bool:
     return not said or said <= _stems(question) | _stems(answer)
 
 
+_DETERMINERS = frozenset(["the", "a", "an"])
+_RELATIVE = frozenset(["who", "whom", "whose", "which", "that", "where", "when"])
+_CLAUSE_TAIL = 3  # words after the name that still end a relative clause
+_CONNECTORS = 2  # words without a stem ("in", "how", "a") that a name runs over
+_TOKEN = re.compile(r"\S+")
+
+
+def _stem(token: str) -> str:
+    """A token's crude stem (``_stems``'s), "" for a stopword or punctuation."""
+    words = [w for w in normalize_answer(token).split() if w not in _STOPWORDS]
+    return words[0][:STEM_CHARS] if words else ""
+
+
+def _name_end(stems: list[str], at: int, names: set[str]) -> int:
+    """Where the name that starts at token ``at`` ends, over connectors ("Barney in How I
+    Met Your Mother", "Ruby Loftus Screwing a Breech Ring")."""
+    end = at
+    while True:
+        k = end + 1
+        while k < len(stems) and not stems[k] and k - end <= _CONNECTORS:
+            k += 1
+        if k >= len(stems) or stems[k] not in names:
+            return end
+        end = k
+
+
+def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
+    """The question that remains when the answer is a bridge (self-ask, without asking the
+    model to decompose, which a 1.5B cannot): the question with a description replaced by
+    the answer. "What is the seat of the county where Van Hook Township is located?",
+    answered "Mountrail County" from the passage titled "Van Hook Township", becomes
+    "What is the seat of Mountrail County?".
+
+    The description is a noun phrase of the question ("the county ..."; a lower-case word
+    after the article) that runs to a name which a cited passage stating the answer
+    says, then on while the cited passages say its words; what the question asks
+    besides it must still hold a word those passages do not say ("seat"): the answer
+    cannot answer it yet. "" when there is no such phrase (the answer is final, as far as
+    the evidence can tell)."""
+    stating = [c for c in cited if states(answer, [f"{c.title} {c.text}"])]
+    if not answer or not stating or restates_question(question, answer):
+        return ""
+    about = {s for c in stating for s in _stems(f"{c.title} {c.text}")}
+    said = {s for c in cited for s in _stems(f"{c.title} {c.text}")}
+    names = {s for e in question_entities(question) for s in _stems(e)}
+    tokens = list(_TOKEN.finditer(question))
+    words = [t.group(0) for t in tokens]
+    stems = [_stem(w) for w in words]
+    for anchor in (j for j, s in enumerate(stems) if s in names and s in about):
+        starts = [
+            i
+            for i in range(anchor - 1)
+            if words[i].lower() in _DETERMINERS and words[i + 1][:1].islower()
+        ]
+        if not starts:
+            continue
+        start, end = starts[-1], anchor  # the innermost phrase that runs to the name
+        end = _name_end(stems, end, names)
+        if any(w.lower() in _RELATIVE for w in words[start + 1 : anchor]):
+            # "... that Craig Westcarr played for": the clause's words the passages say
+            while end + 1 < len(words) and (not stems[end + 1] or stems[end + 1] in said):
+                end += 1
+            tail = words[end + 1 :]
+            if len(tail) <= _CLAUSE_TAIL and not any(w[:1].isupper() for w in tail):
+                end = len(words) - 1  # "... where Van Hook Township is located"
+        if any(s and s not in said for s in stems[:start] + stems[end + 1 :]):
+            rest = question[tokens[end].end() :]
+            if end == len(words) - 1 and words[end][-1:] in "?.!":
+                rest = words[end][-1]
+            return f"{question[: tokens[start].start()]}{answer}{rest}"
+    return ""
+
+
 def _follow_up(state: _State) -> list[str]:
     """The next round's query, not asked before: the last check's follow-up query, else
     the question's entities that the last round's citations do not mention."""
@@ -712,22 +836,31 @@ def grounded(question: str, j: Judgement) -> bool:
     )
 
 
-def better(question: str, new: Round, old: Round) -> bool:
-    """Whether a later round's answer replaces the one kept: it is supported, and the kept
+def better(question: str, new: Round, old: Round, asked: str = "") -> bool:
+    """Whether a later round's answer replaces the one kept: it is supported (and, when
+    the round asked a next hop's question, not a name from that question), and the kept
     one is not, or it is the same answer (its grade and citations are the later ones), or
     it builds on it (a passage it cites says the kept answer word for word: the kept
-    answer was the bridge to this one, as in a two-hop question)."""
+    answer was the bridge to this one, as in a two-hop question). A next hop's question
+    names the kept answer itself: its answer replaces it unless the kept answer's own
+    passages already state it (the hop went back, not on)."""
     j, kept = new.judgement, old.judgement
-    if not grounded(question, j):
+    if not grounded(question, j) or (asked and restates_question(asked, j.draft_answer)):
         return False
     if not grounded(question, kept) or j.draft_answer == kept.draft_answer:
         return True  # a supported answer, or the same one confirmed by later evidence
-    cited = [
-        f"{new.candidates[v.ref - 1].title} {new.candidates[v.ref - 1].text}"
-        for v in j.verdicts
-        if v.verdict == "used" and 1 <= v.ref <= len(new.candidates)
+    if asked and asked != question:  # a next hop: its question names the kept answer
+        return not states(j.draft_answer, _cited_texts(old))
+    return states(kept.draft_answer, _cited_texts(new))
+
+
+def _cited_texts(round_: Round) -> list[str]:
+    """Title and text of each passage a round's answer cites."""
+    return [
+        f"{round_.candidates[v.ref - 1].title} {round_.candidates[v.ref - 1].text}"
+        for v in round_.judgement.verdicts
+        if v.verdict == "used" and 1 <= v.ref <= len(round_.candidates)
     ]
-    return states(kept.draft_answer, cited)
 
 
 def copies_example(answer: str, found: list[Candidate], prompt_name: str) -> bool:
@@ -754,6 +887,17 @@ def _vector_first(
     first = [by_id.get(c, (c, score, [VECTOR_CHUNK])) for c, score in head]
     ids = {c for c, _ in head}
     return first + [f for f in fused if f[0] not in ids]
+
+
+def _recited(reply: Answer, found: list[Candidate]) -> list[int]:
+    """A next hop's citations: when none of the cited passages states the answer and
+    others do, those others (the 1.5B answered "Andrew Scheer" citing a passage about
+    someone else, with the one that says it in front of it)."""
+    texts = [f"{c.title} {c.text}" for c in found]
+    if not reply.answer or any(states(reply.answer, [texts[n - 1]]) for n in reply.citations):
+        return reply.citations
+    stating = [n for n, t in enumerate(texts, start=1) if states(reply.answer, [t])]
+    return stating[:MAX_CITATIONS] or reply.citations
 
 
 def _supporting(evidence: list[Candidate], answer: str) -> list[Candidate]:
