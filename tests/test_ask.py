@@ -404,6 +404,7 @@ def test_a_bridge_answer_asks_the_question_that_remains_next(
     decision = loop(corpus_store, tmp_path, self_ask).ask(BRIDGED)
     assert questions == [f"Question: {BRIDGED}", f"Question: {hop}", f"Question: {hop}"]
     assert decision.rounds[1].queries == [BRIDGED, hop]
+    assert decision.rounds[1].candidates[1].title == "Silent Harbor"  # the bridge's, first
     assert decision.answer == "Port Ellis"
     assert [c.title for c in decision.citations] == ["Silent Harbor"]
 

@@ -34,7 +34,7 @@ from graphmind.ask.prompts import (
     without_example,
 )
 from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
-from graphmind.ask.retrievers import RETRIEVERS, VECTOR_CHUNK
+from graphmind.ask.retrievers import RETRIEVERS, TEXT_CHUNK, VECTOR_CHUNK
 from graphmind.core.decision import (
     Candidate,
     Citation,
@@ -77,6 +77,8 @@ FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes af
 REASON_CHARS = 300  # a verdict's reason, cut
 STEM_CHARS = 5  # a word's crude stem: its first letters (worked ~ working ~ work)
 SUPPORTING = 5  # passages cited for an answer when its round cited none
+BRIDGE_PASSAGES = 2  # a next hop's round: passages about the bridge, shown first
+BRIDGE_POOL = 5  # full-text hits for the bridge's name read for them
 
 
 Mode = Literal["loop", "naive", "judged"]
@@ -246,6 +248,9 @@ class AskLoop:
                 # before: they may hold the next hop, which the question's answer did not
                 hits = self.store.vector_search("Chunk", vectors[-1], self.options.follow_up)
                 nearest = [(h.id, h.similarity) for h in hits if h.id not in carried_ids]
+                if state.asking != state.question:  # a next hop: the bridge's passages first
+                    about = self._about(state.rounds[-1].judgement.draft_answer, carried_ids)
+                    nearest = about + [n for n in nearest if n[0] not in dict(about)]
                 fused = _vector_first(fused, nearest)
             state.fused.update(f[0] for f in fused)
             excluded = state.memory.exclude([f[0] for f in fused])
@@ -262,6 +267,19 @@ class AskLoop:
         for c in found:
             c.profile = profiles.get(c.id, "")
         return found
+
+    def _about(self, bridge: str, carried: set[str]) -> list[tuple[str, float]]:
+        """Passages about the bridge: full-text hits whose title is its name ("Laura
+        Knight", "True Grit (1969 film)" for "True Grit"), not those that only share a
+        rare word with it ("Staunton, Illinois" for "John George Lynch-Staunton")."""
+        named = self.store.fulltext_search("Chunk", bridge, BRIDGE_POOL)
+        found = candidates(self.store, [(h.id, h.score, [TEXT_CHUNK]) for h in named], 0)
+        return [
+            (c.id, c.score)
+            for c in found
+            if c.id not in carried
+            and (grounding(bridge, [c.title]) == 1.0 or grounding(c.title, [bridge]) == 1.0)
+        ][:BRIDGE_PASSAGES]
 
     def read(self, state: _State, found: list[Candidate]) -> tuple[list[dict[str, str]], Answer]:
         """The answer call: a short answer and the passages it rests on. A next hop's

@@ -14,10 +14,18 @@ from graphmind.ask.retrievers.chunk import VECTOR_CHUNK, VectorChunks
 from graphmind.ask.retrievers.community import CommunityChunks
 from graphmind.ask.retrievers.episode import EpisodeChunks
 from graphmind.ask.retrievers.ppr import PersonalizedPageRank
-from graphmind.ask.retrievers.text import FullTextChunks
+from graphmind.ask.retrievers.text import TEXT_CHUNK, FullTextChunks
 from graphmind.ask.retrievers.triplet import TripletChunks
 
-__all__ = ["RETRIEVERS", "VECTOR_CHUNK", "Query", "Ranking", "RetrieveOptions", "Retriever"]
+__all__ = [
+    "RETRIEVERS",
+    "TEXT_CHUNK",
+    "VECTOR_CHUNK",
+    "Query",
+    "Ranking",
+    "RetrieveOptions",
+    "Retriever",
+]
 
 
 def _by_name(*retrievers: Retriever) -> dict[str, Retriever]:

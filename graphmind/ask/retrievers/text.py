@@ -6,12 +6,14 @@ from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions
 from graphmind.core.recipes import TEXT
 from graphmind.store.base import GraphStore
 
+TEXT_CHUNK = "text:chunk"  # the list's name
+
 
 class FullTextChunks:
     """Chunks by the store's full-text index."""
 
     name = TEXT
-    source = "text:chunk"
+    source = TEXT_CHUNK
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
         return [h.id for h in store.fulltext_search("Chunk", query.text, options.per_list)]
