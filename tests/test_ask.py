@@ -448,6 +448,12 @@ BETTANY = _passage("Paul Bettany", "Paul Bettany, who plays Vision, married Jenn
             [BETTANY],
             "Who is the spouse of Jennifer Connelly?",
         ),
+        (  # a date is no bridge
+            "What is the date of death of the father of Jane Capell?",
+            "1724",
+            [_passage("Jane Capell", "Jane Capell (1694 - January 1724) married William.")],
+            "",
+        ),
         (  # no passage states the answer
             "What is the seat of the county where Van Hook Township is located?",
             "Stark County",

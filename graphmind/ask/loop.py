@@ -774,6 +774,8 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
     stating = [c for c in cited if states(answer, [f"{c.title} {c.text}"])]
     if not answer or not stating or restates_question(question, answer):
         return ""
+    if re.search(r"\d", answer):  # a date or a number is not a bridge: "What is 1724 father?"
+        return ""
     about = {s for c in stating for s in _stems(f"{c.title} {c.text}")}
     said = {s for c in cited for s in _stems(f"{c.title} {c.text}")}
     names = {s for e in question_entities(question) for s in _stems(e)}
@@ -788,8 +790,8 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
         ]
         if not starts:
             continue
-        start, end = starts[-1], anchor  # the innermost phrase that runs to the name
-        end = _name_end(stems, end, names)
+        start = starts[-1]  # the innermost phrase that runs to the name
+        end = _name_end(stems, anchor, names)
         if any(w.lower() in _RELATIVE for w in words[start + 1 : anchor]):
             # "... that Craig Westcarr played for": the clause's words the passages say
             while end + 1 < len(words) and (not stems[end + 1] or stems[end + 1] in said):
