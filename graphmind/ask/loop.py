@@ -123,6 +123,11 @@ class _State:
     asking: str = ""  # the question the next answer call asks: the question, or a next hop
     asked: list[str] = field(default_factory=list)  # per round, the question it asked
 
+    @property
+    def hopping(self) -> bool:
+        """Whether the next answer call asks a next hop's question."""
+        return self.asking != self.question
+
     def used(self) -> list[Candidate]:
         """Every candidate judged used, earliest round first, once."""
         seen: dict[str, Candidate] = {}
@@ -220,7 +225,7 @@ class AskLoop:
         which is the next hop's question when the round asks one."""
         if not state.rounds:
             return [state.question]
-        if state.asking != state.question:
+        if state.hopping:
             return [state.question, state.asking]
         return [state.question, *_follow_up(state)[:1]]
 
@@ -248,7 +253,7 @@ class AskLoop:
                 # before: they may hold the next hop, which the question's answer did not
                 hits = self.store.vector_search("Chunk", vectors[-1], self.options.follow_up)
                 nearest = [(h.id, h.similarity) for h in hits if h.id not in carried_ids]
-                if state.asking != state.question:  # a next hop: the bridge's passages first
+                if state.hopping:  # a next hop: the bridge's passages first
                     about = self._about(state.rounds[-1].judgement.draft_answer, carried_ids)
                     nearest = about + [n for n in nearest if n[0] not in dict(about)]
                 fused = _vector_first(fused, nearest)
@@ -286,15 +291,14 @@ class AskLoop:
         round asks the hop's own question (self-ask), with no notes; when the answer is
         only the name the hop asks about ("Who was married to Laura Knight?" answered
         "Laura Knight"), it is asked once more with a note saying so."""
-        hop = state.asking != state.question
         cues = [f"Still needed: {c.missing}" for c in state.checks if c and c.missing]
-        asked, reply = self._answer(state, found, [] if hop else cues[-1:])
-        if hop and restates_question(state.asking, reply.answer):
+        asked, reply = self._answer(state, found, [] if state.hopping else cues[-1:])
+        if state.hopping and restates_question(state.asking, reply.answer):
             bridge = state.rounds[-1].judgement.draft_answer
             note = f"The answer is not {bridge}: the question asks about {bridge}."
             asked, reply = self._answer(state, found, [note])
         reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
-        if hop:
+        if state.hopping:
             reply.citations = _recited(reply, found)
         return asked, reply
 
@@ -303,13 +307,12 @@ class AskLoop:
     ) -> tuple[list[dict[str, str]], Answer]:
         """One answer call for the question the round asks; asked again without the
         prompt's worked example when the answer is the example's."""
-        hop = state.asking != state.question
         asked = answer_messages(
             state.asking,
             found,
             cues,
             "",
-            temporal=bool(TEMPORAL.search(state.asking)) if hop else state.temporal,
+            temporal=bool(TEMPORAL.search(state.asking)) if state.hopping else state.temporal,
             budget_tokens=self.options.context_tokens,
         )
         with self._timed(state, "llm"):
@@ -330,8 +333,7 @@ class AskLoop:
             out = self.llm.structured("check", messages, Check, max_tokens=CHECK_MAX_TOKENS)
         shown = [m["content"] for m in asked if m["role"] == "user"]
         for name in ("missing", "query"):
-            said = getattr(out, name)
-            if said and states(said, [prompt("check")]) and not states(said, shown):
+            if copied(getattr(out, name), prompt("check"), shown):
                 setattr(out, name, "")
         return out
 
@@ -381,9 +383,7 @@ class AskLoop:
         before; "" when there is none."""
         if not grounded(state.asking, j):
             return ""
-        round_ = state.rounds[-1]
-        cited = [round_.candidates[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
-        hop = bridge_hop(state.asking, j.draft_answer, cited)
+        hop = bridge_hop(state.asking, j.draft_answer, _cited(state.rounds[-1]))
         return "" if hop.lower() in {q.lower() for q in state.queries} else hop
 
     def evolve(self, state: _State, j: Judgement) -> None:
@@ -441,17 +441,20 @@ class AskLoop:
         a later round's only when that one has better support (see ``better``), else an
         abstention (no round): a weak later round never throws away a supported earlier
         answer. Returns the chosen round, the answer and the passages it cites."""
-        answered = [r for r in state.rounds if r.judgement.draft_answer]
+        rounds = zip(state.rounds, state.asked, strict=True)
+        answered = [(r, asked) for r, asked in rounds if r.judgement.draft_answer]
         if not answered:
             return None, ABSTAIN_ANSWER, []
-        asked = dict(zip((r.number for r in state.rounds), state.asked, strict=True))
-        chosen = answered[0]
-        for r in answered[1:]:
-            if better(state.question, r, chosen, asked.get(r.number, state.question)):
+        chosen = answered[0][0]
+        for r, asked in answered[1:]:
+            if better(state.question, r, chosen, asked):
                 chosen = r
         j = chosen.judgement
-        cited = [chosen.candidates[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
-        return chosen, j.draft_answer, cited or _supporting(chosen.candidates, j.draft_answer)
+        return (
+            chosen,
+            j.draft_answer,
+            _cited(chosen) or _supporting(chosen.candidates, j.draft_answer),
+        )
 
     def naive_round(self, state: _State) -> None:
         """Baseline: vector top-k chunks and one answer call, recorded like a loop round."""
@@ -641,7 +644,7 @@ def grade(question: str, found: list[Candidate], reply: Answer, check: Check | N
     if not answer and not query:
         query = missing  # with nothing answered, the missing fact is the search
     cue = f"Answer {answer!r} from passages {cited}" if answer else ""
-    said = [f"{found[n - 1].title} {found[n - 1].text}" for n in cited]
+    said = [_said(found[n - 1]) for n in cited]
     coverage = [
         EntityCoverage(entity=e, covered=grounding(e, said) >= GROUNDED)
         for e in question_entities(question)
@@ -771,13 +774,13 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
     besides it must still hold a word those passages do not say ("seat"): the answer
     cannot answer it yet. "" when there is no such phrase (the answer is final, as far as
     the evidence can tell)."""
-    stating = [c for c in cited if states(answer, [f"{c.title} {c.text}"])]
+    stating = [c for c in cited if states(answer, [_said(c)])]
     if not answer or not stating or restates_question(question, answer):
         return ""
     if re.search(r"\d", answer):  # a date or a number is not a bridge: "What is 1724 father?"
         return ""
-    about = {s for c in stating for s in _stems(f"{c.title} {c.text}")}
-    said = {s for c in cited for s in _stems(f"{c.title} {c.text}")}
+    about = {s for c in stating for s in _stems(_said(c))}
+    said = {s for c in cited for s in _stems(_said(c))}
     names = {s for e in question_entities(question) for s in _stems(e)}
     tokens = list(_TOKEN.finditer(question))
     words = [t.group(0) for t in tokens]
@@ -874,21 +877,35 @@ def better(question: str, new: Round, old: Round, asked: str = "") -> bool:
     return states(kept.draft_answer, _cited_texts(new))
 
 
-def _cited_texts(round_: Round) -> list[str]:
-    """Title and text of each passage a round's answer cites."""
+def _cited(round_: Round) -> list[Candidate]:
+    """The passages a round's answer cites (its used candidates)."""
     return [
-        f"{round_.candidates[v.ref - 1].title} {round_.candidates[v.ref - 1].text}"
+        round_.candidates[v.ref - 1]
         for v in round_.judgement.verdicts
         if v.verdict == "used" and 1 <= v.ref <= len(round_.candidates)
     ]
+
+
+def _cited_texts(round_: Round) -> list[str]:
+    """What each passage a round's answer cites says."""
+    return [_said(c) for c in _cited(round_)]
 
 
 def copies_example(answer: str, found: list[Candidate], prompt_name: str) -> bool:
     """Whether the answer comes from the prompt's worked example and from no passage: a
     small model answers "Graz", the example's answer, to "Where was the father of Prince
     Boris of Leiningen born?" with every gold passage in front of it."""
-    texts = [f"{c.title} {c.text}" for c in found]
-    return states(answer, [example_text(prompt_name)]) and not states(answer, texts)
+    return copied(answer, example_text(prompt_name), [_said(c) for c in found])
+
+
+def copied(said: str, prompt_text: str, texts: list[str]) -> bool:
+    """Whether ``said`` is stated by the prompt's own text and by none of the texts."""
+    return states(said, [prompt_text]) and not states(said, texts)
+
+
+def _said(c: Candidate) -> str:
+    """What a passage says: its title and its text."""
+    return f"{c.title} {c.text}"
 
 
 def states(answer: str, texts: list[str]) -> bool:
@@ -913,7 +930,7 @@ def _recited(reply: Answer, found: list[Candidate]) -> list[int]:
     """A next hop's citations: when none of the cited passages states the answer and
     others do, those others (the 1.5B answered "Andrew Scheer" citing a passage about
     someone else, with the one that says it in front of it)."""
-    texts = [f"{c.title} {c.text}" for c in found]
+    texts = [_said(c) for c in found]
     if not reply.answer or any(states(reply.answer, [texts[n - 1]]) for n in reply.citations):
         return reply.citations
     stating = [n for n, t in enumerate(texts, start=1) if states(reply.answer, [t])]
