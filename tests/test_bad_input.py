@@ -398,3 +398,28 @@ def test_utf8_full_of_nul_bytes_is_read_as_utf8_without_a_note() -> None:
     assert read_text(text.encode()) == (text, None)
     utf16 = "Niels Bohr lived in Copenhagen.".encode("utf-16-le")
     assert read_text(utf16)[1] == "not UTF-8: read as utf_16_le (detected; --encoding overrides)"
+
+
+def test_an_entity_of_a_refused_document_gets_its_vector_from_the_next_batch(
+    open_store: StoreFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the next batch is embedded while the refused one is being written, counting on that
+    # write for the entities they share: when it is refused, they are embedded after all
+    (tmp_path / "a.txt").write_text("Marie Curie was born in Warsaw. Poison.")
+    (tmp_path / "b.txt").write_text("Marie Curie was born in Warsaw.")
+    store = open_store()
+    original = store.run
+
+    def refusing(name: str, params: Any = None, *, write: bool = False, **slots: str) -> Any:
+        if name == "build/write_documents" and any(r["title"] == "a" for r in params["rows"]):
+            raise QueryFailedError("the store refused the query: poison")
+        return original(name, params, write=write, **slots)
+
+    monkeypatch.setattr(store, "run", refusing)
+    report = build(store, [tmp_path], scripted_llm(tmp_path / "cache.sqlite"), batch_docs=1)
+    assert report.documents_new == 1 and len(report.load_failures) == 1
+    rows = store.run_text(
+        "MATCH (n) WHERE n:Entity OR n:Triplet "
+        "RETURN n.embedding IS NULL AS missing, count(n) AS n ORDER BY missing"
+    ).records()
+    assert rows == [{"missing": False, "n": 3}]  # Marie Curie, Warsaw and their triplet

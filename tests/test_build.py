@@ -268,6 +268,10 @@ def test_exact_near_duplicate_search_finds_what_the_vector_index_finds(
     assert pairs(nearest_entities(store, ids, SAME_AS_NEIGHBOURS, 0.92, known=known)) == pairs(
         indexed
     )
+    # with every entity given (a first build's pending ones), none is read
+    every = [{k: r[k] for k in ("id", "name", "type")} for r in rows]
+    given = nearest_entities(store, ids, SAME_AS_NEIGHBOURS, 0.92, known=known, every=every)
+    assert pairs(given) == pairs(indexed)
     by_id = {r["id"]: r["embedding"] for r in rows}
     moved = nearest_entities(
         store, ["e000"], SAME_AS_NEIGHBOURS, 0.92, known={"e000": by_id["e030"]}

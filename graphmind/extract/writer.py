@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -46,18 +47,20 @@ def _embed_new(store: GraphStore, embedder: Embedder, rows: list[dict[str, Any]]
 
 
 def new_graph_items(
-    store: GraphStore, rows: list[dict[str, Any]]
+    store: GraphStore, rows: list[dict[str, Any]], coming: Collection[str] = ()
 ) -> list[tuple[dict[str, Any], str]]:
     """The entities and triplets of ``rows`` (rows with ``entities`` and ``triplets``
-    lists) that the store has no vector for, each with the text to embed. Only the first
-    mention of one is returned: it is the one that creates the node and its description."""
+    lists) that the store has no vector for, and that are not ``coming`` (a write in
+    flight brings them with theirs), each with the text to embed. Only the first mention
+    of one is returned: it is the one that creates the node and its description."""
+    ahead = set(coming)
     targets: list[tuple[dict[str, Any], str]] = []
     for label, key, text_of in (
         ("Entity", "entities", entity_text),
         ("Triplet", "triplets", triplet_text),
     ):
-        ids = sorted({item["id"] for r in rows for item in r[key]})
-        known = {
+        ids = sorted({item["id"] for r in rows for item in r[key]} - ahead)
+        known = ahead | {
             r["id"]
             for batch in iter_batches(ids, EXISTING_BATCH)
             for r in store.run("build/existing_ids", {"ids": batch}, label=label)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import difflib
 import time
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
@@ -49,7 +50,7 @@ from graphmind.ingest.loaders import (
     clean_text,
     load_paths,
 )
-from graphmind.store.base import DELETE_BATCH, GraphStore, iter_batches
+from graphmind.store.base import DELETE_BATCH, GraphStore, Row, iter_batches
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
@@ -67,6 +68,7 @@ SAME_AS_NEIGHBOURS = 6  # nearest entities checked as near-duplicates of a pendi
 SAME_FIRST_LAST = 0.9  # name similarity of multi-word names that share first and last word
 DEFAULT_CHUNK_SIZE = 512
 REJECTED = (QueryFailedError, QueryParameterError)  # the store refused one query's data
+GRAPH_KEYS = ("entities", "triplets")  # a write row's lists of graph items
 
 
 @dataclass
@@ -208,6 +210,7 @@ class BuildPipeline:
         self.extract_mode = self._extract_mode()
         self._writing: list[_Planned] = []  # the batch whose write may be in flight
         self._processed = 0  # planned documents written, found written, or refused
+        self._advanced = 0  # of those, shown on the progress bar
         # entity vectors this build embedded (float32), for the link stage's exact search
         # to read only the others; dropped when the store outgrows the exact search
         self._entity_vectors: dict[str, array[float]] | None = {}
@@ -239,13 +242,9 @@ class BuildPipeline:
             self.progress.start("documents", len(planned))
             if self.extract_mode != "none":
                 self.progress.start("LLM calls", sum(len(p.chunks) for p in planned))
-            for batch in iter_batches(planned, self.options.batch_docs):
-                extractions = self.extract(batch)
-                rows = self.rows(batch, extractions)
-                self.embed(rows)
-                self.detach_replaced(batch)
-                self.write(batch, rows)
-                self.progress.advance("documents", len(batch))
+            # leaving the block waits for a write in flight: it ends before settling
+            with ThreadPoolExecutor(1, thread_name_prefix="graphmind-write") as writer:
+                self.batches(planned, writer)
             self.link()
         except KeyboardInterrupt:  # what is written is whole; a re-run resumes
             self.report.interrupted = True
@@ -253,6 +252,30 @@ class BuildPipeline:
             self.report.documents_not_reached = len(planned) - self._processed
         self.finish(started)
         return self.report
+
+    def batches(self, planned: Sequence[_Planned], writer: Executor) -> None:
+        """Extract, embed and write each batch; a batch's write runs while the next batch is
+        extracted and embedded (its entities and triplets count as having vectors then,
+        and are checked again when the write refused a document)."""
+        writing: Future[int] | None = None
+        coming: set[str] = set()
+        for batch in iter_batches(planned, self.options.batch_docs):
+            rows = self.rows(batch, self.extract(batch))
+            self.embed(rows, coming)
+            if writing is not None and self._written(writing):
+                self.embed(rows)  # what the refused documents would have brought
+            self.detach_replaced(batch)
+            coming = {item["id"] for r in rows for key in GRAPH_KEYS for item in r[key]}
+            writing = writer.submit(self.write, batch, rows)
+        if writing is not None:
+            self._written(writing)
+
+    def _written(self, writing: Future[int]) -> int:
+        """Wait for a batch's write; how many of its documents the store refused."""
+        refused = writing.result()
+        self.progress.advance("documents", self._processed - self._advanced)
+        self._advanced = self._processed
+        return refused
 
     def load(self, paths: Sequence[str]) -> list[SourceDocument]:
         """Read the corpus."""
@@ -357,11 +380,16 @@ class BuildPipeline:
             self.report.triplets_in_batches += len(triplets)
         return out
 
-    def embed(self, rows: list[dict[str, Any]]) -> None:
-        """Embed chunks, and entities and triplets the store has no vector for yet."""
+    def embed(self, rows: list[dict[str, Any]], coming: Collection[str] = ()) -> None:
+        """Embed chunks, and entities and triplets that neither the store nor the write in
+        flight (``coming``) has a vector for; what is embedded already is not again."""
         with self._stage("embed"):
-            targets = [(c, c.pop("embed_text")) for row in rows for c in row["chunks"]]
-            targets += new_graph_items(self.store, rows)
+            targets = [
+                (c, c.pop("embed_text")) for row in rows for c in row["chunks"] if "embed_text" in c
+            ]
+            targets += [
+                t for t in new_graph_items(self.store, rows, coming) if t[0]["embedding"] is None
+            ]
             unique = list(dict.fromkeys(text for _, text in targets))
             self.progress.start("embeddings", len(unique))
             vectors: dict[str, list[float]] = {}
@@ -394,22 +422,26 @@ class BuildPipeline:
             with self._stage("write"):
                 self.store.drain("build/detach_replaced", DELETE_BATCH, {"docs": docs})
 
-    def write(self, batch: Sequence[_Planned], rows: list[dict[str, Any]]) -> None:
+    def write(self, batch: Sequence[_Planned], rows: list[dict[str, Any]]) -> int:
         """One atomic query for the batch (old versions replaced in the same query). When
         the store refuses the batch, each document is written alone, and one it refuses
-        is reported and left out."""
+        is reported and left out; returns how many were."""
         with self._stage("write"):
             try:
                 self._write(batch, rows)
+                return 0
             except REJECTED as exc:
                 if len(rows) == 1:
                     self._refused(batch[0], exc)
-                    return
+                    return 1
+                refused = 0
                 for item, row in zip(batch, rows, strict=True):
                     try:
                         self._write([item], [row])
                     except REJECTED as one:
                         self._refused(item, one)
+                        refused += 1
+                return refused
 
     def _write(self, batch: Sequence[_Planned], rows: list[dict[str, Any]]) -> None:
         """Write and count what the query says it created (not what was planned)."""
@@ -465,28 +497,32 @@ class BuildPipeline:
     def link(self) -> None:
         """Resolve near-duplicates, sweep orphans, rebuild RELATED for pending entities."""
         with self._stage("link"):
+            pending = self.store.run("build/pending_entities")
             if self.options.resolve != "off":
-                self.resolve()
-            self.report.orphans_deleted += settle_pending(self.store, self.progress)
+                self.resolve([r for r in pending if r["name"] is not None])
+                if self.report.entities_merged:  # merges move and drop markers
+                    pending = self.store.run("build/pending_entities")
+            self.report.orphans_deleted += settle_pending(self.store, self.progress, pending)
 
-    def resolve(self) -> None:
-        """Link (or merge) pending entities to near-duplicates: among their nearest
-        entities, alike in name, and not of clearly different types."""
-        pending = [r["id"] for r in self.store.run("build/pending_entities")]
+    def resolve(self, pending: list[Row]) -> None:
+        """Link (or merge) pending entities (their id, name and type) to near-duplicates:
+        among their nearest entities, alike in name, and not of clearly different types."""
         if not pending:
             return
+        ids = [r["id"] for r in pending]
         entities = int(self.store.run("store/count_label", label="Entity")[0]["count"])
         if entities <= EXACT_LINK_LIMIT:
             candidates = nearest_entities(
                 self.store,
-                pending,
+                ids,
                 SAME_AS_NEIGHBOURS,
                 self.options.same_as_similarity,
                 known=self._entity_vectors,
+                every=pending if len(pending) == entities else None,  # a first build
             )
         else:
             candidates = []
-            for batch in iter_batches(pending, LINK_BATCH):
+            for batch in iter_batches(ids, LINK_BATCH):
                 candidates += self.store.run(
                     "build/similar_entities",
                     {
@@ -497,10 +533,10 @@ class BuildPipeline:
                 )
         pairs: dict[tuple[str, str], dict[str, Any]] = {}
         for c in sorted(candidates, key=lambda c: (c["id"], -c["similarity"], c["other"])):
-            ratio = name_similarity(c["name"], c["other_name"])
-            if ratio < self.options.same_as_name_ratio:
-                continue
             if not types_compatible(c["type"], c["other_type"]):
+                continue
+            ratio = name_similarity(c["name"], c["other_name"], self.options.same_as_name_ratio)
+            if ratio < self.options.same_as_name_ratio:
                 continue
             first, second = sorted((c["id"], c["other"]))
             pairs.setdefault(
@@ -559,18 +595,20 @@ def nearest_entities(
     min_similarity: float,
     *,
     known: Mapping[str, Sequence[float]] | None = None,
+    every: Sequence[Row] | None = None,
 ) -> list[dict[str, Any]]:
     """What ``build/similar_entities`` gives, by an exact search in memory: for each of
     ``ids``, its ``k`` nearest entities (itself among them, then left out) whose
     similarity ``(1 + cos) / 2`` is at least ``min_similarity``. One read of every
     entity replaces a vector-index query per entity (3.5 ms each on Neo4j); the vectors
-    in ``known`` (what the running build embedded) are not read again."""
+    in ``known`` (what the running build embedded) are not read again, nor the entities
+    (id, name, type) when ``every`` holds them all."""
     import numpy as np  # only builds need it
 
     known = known or {}
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = list(every) if every is not None else []
     after = ""
-    while True:
+    while every is None:
         page = store.run("build/entity_names", {"after": after, "limit": VECTOR_PAGE})
         rows += page
         if len(page) < VECTOR_PAGE:
@@ -592,18 +630,24 @@ def nearest_entities(
     where = {str(r["id"]): i for i, r in enumerate(rows)}
     asked = [where[i] for i in ids if i in where]
     found: list[dict[str, Any]] = []
-    top = min(k, len(rows))
+    floor = 2.0 * min_similarity - 1.0 - 1e-6  # the cosine below which none can pass
     for start in range(0, len(asked), LINK_BATCH):
         chunk = asked[start : start + LINK_BATCH]
-        similarity = (1.0 + matrix[chunk] @ matrix.T) / 2.0
-        nearest = np.argpartition(-similarity, top - 1, axis=1)[:, :top]
+        cosine = matrix[chunk] @ matrix.T
+        at, cols = np.nonzero(cosine >= floor)  # few pass: sorted by row, then column
+        bounds = np.searchsorted(at, np.arange(len(chunk) + 1))
         for row, i in enumerate(chunk):
+            near = cols[bounds[row] : bounds[row + 1]]
+            scores = cosine[row, near]
+            if len(near) > k:  # the k nearest (itself among them) of those that pass
+                best = np.argpartition(-scores, k - 1)[:k]
+                near, scores = near[best], scores[best]
             e = rows[i]
-            for j in nearest[row]:
-                score = float(similarity[row, j])
+            for j, cos in zip(near.tolist(), scores.tolist(), strict=True):
+                score = (1.0 + cos) / 2.0
                 if j == i or score < min_similarity:
                     continue
-                other = rows[int(j)]
+                other = rows[j]
                 found.append(
                     {
                         "id": e["id"],
@@ -629,13 +673,16 @@ def chunk_size_for(options: BuildOptions, embedder: object) -> int:
     return DEFAULT_CHUNK_SIZE
 
 
-def settle_pending(store: GraphStore, progress: Progress | None = None) -> int:
-    """For every entity with a ``:Pending`` marker: delete its triplets no chunk mentions
-    and, when none is left, the entity; rebuild its RELATED edges; drop the marker.
-    Returns how many entities were deleted."""
+def settle_pending(
+    store: GraphStore, progress: Progress | None = None, pending: list[Row] | None = None
+) -> int:
+    """For every entity with a ``:Pending`` marker (``pending``: the markers, when just
+    read): delete its triplets no chunk mentions and, when none is left, the entity;
+    rebuild its RELATED edges; drop the marker. Returns how many entities were deleted."""
     progress = progress or NoProgress()
     deleted = 0
-    pending = store.run("build/pending_entities")
+    if pending is None:
+        pending = store.run("build/pending_entities")
     progress.start("linking", len(pending))
     for batch in iter_batches(pending, LINK_BATCH):
         swept = [r["id"] for r in batch if r["sweep"]]  # only these can lose triplets
@@ -659,18 +706,22 @@ def _same_facts(first: TripletRow, row: TripletRow) -> TripletRow:
     )
 
 
-def name_similarity(a: str, b: str) -> float:
+def name_similarity(a: str, b: str, at_least: float = 0.0) -> float:
     """How alike two names are: a character ratio of the normalised names, or at least
     ``SAME_FIRST_LAST`` when both have several words and agree on the first and last
-    ("Marie Curie" and "Marie Sklodowska Curie")."""
+    ("Marie Curie" and "Marie Sklodowska Curie"). A ratio whose quick upper bound is
+    below ``at_least`` is not computed: that bound is returned instead."""
     x, y = normalize_name(a), normalize_name(b)
     if not x or not y:
         return 0.0
-    ratio = difflib.SequenceMatcher(None, x, y).ratio()
     wx, wy = x.split(), y.split()
-    if len(wx) > 1 and len(wy) > 1 and wx[0] == wy[0] and wx[-1] == wy[-1]:
-        return max(ratio, SAME_FIRST_LAST)
-    return ratio
+    several = len(wx) > 1 and len(wy) > 1
+    floor = SAME_FIRST_LAST if several and (wx[0], wx[-1]) == (wy[0], wy[-1]) else 0.0
+    matcher = difflib.SequenceMatcher(None, x, y)
+    bound = matcher.quick_ratio()
+    if max(bound, floor) < at_least:
+        return max(bound, floor)
+    return max(matcher.ratio(), floor)
 
 
 def types_compatible(a: Any, b: Any) -> bool:
