@@ -166,6 +166,18 @@ def test_battery_of_bad_files_through_the_pipeline(
     assert bom.records() == [{"t": "Marie Curie"}]
 
 
+def _refuse(store: GraphStore, title: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store refuses every write of the document titled ``title``."""
+    original = store.run
+
+    def refusing(name: str, params: Any = None, *, write: bool = False, **slots: str) -> Any:
+        if name == "build/write_documents" and any(r["title"] == title for r in params["rows"]):
+            raise QueryFailedError("the store refused the query: poison")
+        return original(name, params, write=write, **slots)
+
+    monkeypatch.setattr(store, "run", refusing)
+
+
 def test_a_document_the_store_refuses_is_left_out_alone(
     open_store: StoreFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -173,14 +185,7 @@ def test_a_document_the_store_refuses_is_left_out_alone(
     shutil.copytree(CORPUS, corpus)
     (corpus / "poison.txt").write_text("This document is refused by the store.")
     store = open_store()
-    original = store.run
-
-    def refusing(name: str, params: Any = None, *, write: bool = False, **slots: str) -> Any:
-        if name == "build/write_documents" and any(r["title"] == "poison" for r in params["rows"]):
-            raise QueryFailedError("the store refused the query: poison")
-        return original(name, params, write=write, **slots)
-
-    monkeypatch.setattr(store, "run", refusing)
+    _refuse(store, "poison", monkeypatch)
     report = build(store, [corpus], scripted_llm(tmp_path / "cache.sqlite"))
     assert report.documents_new == 5 == store.counts()["Document"]
     assert [(Path(f.source).name, f.reason) for f in report.load_failures] == [
@@ -408,14 +413,7 @@ def test_an_entity_of_a_refused_document_gets_its_vector_from_the_next_batch(
     (tmp_path / "a.txt").write_text("Marie Curie was born in Warsaw. Poison.")
     (tmp_path / "b.txt").write_text("Marie Curie was born in Warsaw.")
     store = open_store()
-    original = store.run
-
-    def refusing(name: str, params: Any = None, *, write: bool = False, **slots: str) -> Any:
-        if name == "build/write_documents" and any(r["title"] == "a" for r in params["rows"]):
-            raise QueryFailedError("the store refused the query: poison")
-        return original(name, params, write=write, **slots)
-
-    monkeypatch.setattr(store, "run", refusing)
+    _refuse(store, "a", monkeypatch)
     report = build(store, [tmp_path], scripted_llm(tmp_path / "cache.sqlite"), batch_docs=1)
     assert report.documents_new == 1 and len(report.load_failures) == 1
     rows = store.run_text(
