@@ -129,13 +129,19 @@ class Target:
             return FalkorDBLiteStore(str(self.workdir / f"{name}.db"))
         store = open_store(self.settings, ensure_schema=False)
         try:
-            store.wipe()
-            store.drain("bench/graphrag_delete_batch", DELETE_BATCH)
-            store.run("bench/graphrag_drop_index", write=True)
+            self.clear(store)
         except BaseException:
             store.close()
             raise
         return store
+
+    def clear(self, store: GraphStore) -> None:
+        """Delete a Neo4j database's GraphMind and neo4j-graphrag data (before a run, and
+        after one, so that nothing a run wrote outlives the benchmark)."""
+        if self.neo4j:
+            store.wipe()
+            store.drain("bench/graphrag_delete_batch", DELETE_BATCH)
+            store.run("bench/graphrag_drop_index", write=True)
 
     @contextmanager
     def fresh(self, name: str, spec: EmbedderSpec) -> Iterator[GraphStore]:
@@ -145,7 +151,10 @@ class Target:
             store.ensure_schema(spec)
             yield store
         finally:
-            store.close()
+            try:
+                self.clear(store)
+            finally:
+                store.close()
 
     def server_rss(self, store: GraphStore) -> float | None:
         """Resident memory of the embedded server in MiB (unknown for a Neo4j server)."""
@@ -394,8 +403,11 @@ def run_graphrag(
         _rerun(run, store, asyncio.run(build_all()))
         return run
     finally:
-        store.close()
-        driver.close()
+        try:
+            target.clear(store)
+        finally:
+            store.close()
+            driver.close()
 
 
 # -- the report ----------------------------------------------------------------------------
