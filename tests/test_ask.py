@@ -409,6 +409,49 @@ def test_a_bridge_answer_asks_the_question_that_remains_next(
     assert [c.title for c in decision.citations] == ["Silent Harbor"]
 
 
+def test_a_hop_whose_answer_is_a_bridge_too_hops_again(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """A chain of three: the hop's answer ("Port Ellis") is a bridge of the hop's own
+    question, so round 3 asks what remains; only round 1's answer is checked (later
+    rounds go on only for a hop), and with two rounds the chain stops at the second."""
+    chained = "In which county is the city where the movie by Aldo Vance was shot?"
+    hop = "In which county is the city where Silent Harbor was shot?"
+    last = "In which county is Port Ellis?"
+    town = "Port Ellis is a town of Wexmoor County."
+    corpus = tmp_path / "corpus.json"
+    docs = {**DOCS, "Port Ellis": town}
+    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in docs.items()]))
+    store = open_store()
+    build(store, [corpus], None, extract="none")
+    asked: list[str] = []
+
+    def chain(messages: list[Message]) -> str:
+        if is_check(messages):
+            asked.append("check")
+            return json.dumps({"complete": True, "missing": "", "query": ""})
+        question = messages[1]["content"].split("\n", 1)[0].removeprefix("Question: ")
+        asked.append(question)
+        found = candidates_in(messages)
+        for said, cue, answer in (
+            ("Port Ellis", town, "Wexmoor County"),
+            ("Silent Harbor", SECOND_HOP, "Port Ellis"),
+            ("Aldo Vance", FIRST_HOP, "Silent Harbor"),
+        ):
+            if said in question:
+                cited = [n for n, t in found.items() if cue in t]
+                return json.dumps({"answer": answer, "citations": cited})
+        return json.dumps({"answer": "", "citations": [], "abstain": True})
+
+    decision = loop(store, tmp_path, chain, max_rounds=3).ask(chained)
+    assert asked == [chained, "check", hop, last]
+    assert decision.answer == "Wexmoor County" and len(decision.rounds) == 3
+    assert [c.title for c in decision.citations] == ["Port Ellis"]
+    asked.clear()
+    two = loop(store, tmp_path / "two", chain, max_rounds=2).ask(chained)
+    assert asked == [chained, "check", hop] and two.answer == "Port Ellis"
+
+
 def _passage(title: str, text: str) -> Candidate:
     return Candidate(id=title, text=text, title=title, score=1.0, sources=[])
 

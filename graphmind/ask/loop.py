@@ -90,6 +90,7 @@ class AskOptions:
 
     mode: Mode = "loop"
     max_rounds: int = 2
+    checked_rounds: int = 1  # rounds whose answer is checked; later ones go on only for a hop
     k: int = 10  # the naive baseline's passages; round 1 shows these first
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k
     follow_up: int = 6  # later rounds: new candidates beside the cited ones
@@ -179,7 +180,8 @@ class AskLoop:
                 found = self.retrieve(state, queries)
                 asked, reply = self.read(state, found)
                 final = number == self.options.max_rounds
-                check = None if final else self.check(state, asked, reply)
+                checked = not final and number <= self.options.checked_rounds
+                check = self.check(state, asked, reply) if checked else None
                 judgement = grade(state.question, found, reply, check)
                 state.checks.append(check)
                 self.remember(state, number, queries, found, judgement)
@@ -369,7 +371,9 @@ class AskLoop:
         evidence does not support the answer (none, not stated by what it cites, or only
         a name from the question), or the check names a missing link that says more than
         the question and the answer already do. The model's "complete" alone does not
-        stop a round that has no supported answer."""
+        stop a round that has no supported answer. An unchecked round (after
+        ``checked_rounds``) goes on only for a next hop: a hop's answer may be a bridge
+        too, in a chain of three or four."""
         if hop:
             return True
         if check is None or not _follow_up(state):
