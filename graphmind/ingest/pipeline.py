@@ -17,12 +17,12 @@ from __future__ import annotations
 import difflib
 import time
 from array import array
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from graphmind.core.errors import (
     BadInputError,
@@ -69,6 +69,7 @@ SAME_FIRST_LAST = 0.9  # name similarity of multi-word names that share first an
 DEFAULT_CHUNK_SIZE = 512
 REJECTED = (QueryFailedError, QueryParameterError)  # the store refused one query's data
 GRAPH_KEYS = ("entities", "triplets")  # a write row's lists of graph items
+T = TypeVar("T")
 
 
 @dataclass
@@ -242,9 +243,11 @@ class BuildPipeline:
             self.progress.start("documents", len(planned))
             if self.extract_mode != "none":
                 self.progress.start("LLM calls", sum(len(p.chunks) for p in planned))
-            # leaving the block waits for a write in flight: it ends before settling
-            with ThreadPoolExecutor(1, thread_name_prefix="graphmind-write") as writer:
-                self.batches(planned, writer)
+            if self.store.concurrent:  # leaving the block waits for a write in flight
+                with ThreadPoolExecutor(1, thread_name_prefix="graphmind-write") as writer:
+                    self.batches(planned, writer)
+            else:
+                self.batches(planned, _InTurn())
             self.link()
         except KeyboardInterrupt:  # what is written is whole; a re-run resumes
             self.report.interrupted = True
@@ -586,6 +589,18 @@ class BuildPipeline:
                     f"chunks of up to {size} tokens are longer than what the embedder "
                     f"reads ({limit} tokens); consider --chunk-size {limit}"
                 )
+
+
+class _InTurn(Executor):
+    """Runs each task when it is submitted (a store that takes one writer at a time)."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        done: Future[T] = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except Exception as exc:
+            done.set_exception(exc)
+        return done
 
 
 def nearest_entities(

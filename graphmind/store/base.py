@@ -100,6 +100,10 @@ class GraphStore(ABC):
     """A graph store reached only through named queries."""
 
     backend: Backend
+    # whether another thread may write while this one reads: the build then writes a
+    # batch while it embeds the next (not the embedded store: a second connection keeps
+    # its server alive after close)
+    concurrent: bool = False
     location: str
 
     def __init__(self, registry: QueryRegistry) -> None:

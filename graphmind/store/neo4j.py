@@ -71,6 +71,7 @@ class Neo4jStore(GraphStore):
     """A graph in a Neo4j 5 database reached over Bolt."""
 
     backend = "neo4j"
+    concurrent = True  # the driver is thread-safe; each call has its own session
 
     def __init__(
         self,
