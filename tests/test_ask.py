@@ -106,13 +106,17 @@ def responder(messages: list[Message]) -> str:
     return heuristic_response(messages)  # the evolving sub-graph's extraction
 
 
-@pytest.fixture
-def corpus_store(open_store: StoreFactory, tmp_path: Path) -> GraphStore:
+def built(store: GraphStore, tmp_path: Path, docs: dict[str, str] = DOCS) -> GraphStore:
+    """``store`` with ``docs`` (title -> text) built into it, chunk-only."""
     corpus = tmp_path / "corpus.json"
-    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in DOCS.items()]))
-    store = open_store()
+    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in docs.items()]))
     build(store, [corpus], None, extract="none")
     return store
+
+
+@pytest.fixture
+def corpus_store(open_store: StoreFactory, tmp_path: Path) -> GraphStore:
+    return built(open_store(), tmp_path)
 
 
 def loop(store: GraphStore, tmp_path: Path, responder_=responder, **options: object) -> AskLoop:
@@ -419,11 +423,7 @@ def test_a_hop_whose_answer_is_a_bridge_too_hops_again(
     hop = "In which county is the city where Silent Harbor was shot?"
     last = "In which county is Port Ellis?"
     town = "Port Ellis is a town of Wexmoor County."
-    corpus = tmp_path / "corpus.json"
-    docs = {**DOCS, "Port Ellis": town}
-    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in docs.items()]))
-    store = open_store()
-    build(store, [corpus], None, extract="none")
+    store = built(open_store(), tmp_path, {**DOCS, "Port Ellis": town})
     asked: list[str] = []
 
     def chain(messages: list[Message]) -> str:
@@ -676,11 +676,9 @@ def asked_on_disk(tmp_path: Path, store_env: dict[str, str]) -> tuple[Decision, 
     ``graphmind ARGS…`` against that store."""
     from conftest import open_falkordb, open_neo4j
 
-    corpus = tmp_path / "corpus.json"
-    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in DOCS.items()]))
     store = open_neo4j() if store_env else open_falkordb(tmp_path / "graph.db")
     try:
-        build(store, [corpus], None, extract="none")
+        built(store, tmp_path)
         decision = loop(store, tmp_path).ask(QUESTION)
     finally:
         store.close()

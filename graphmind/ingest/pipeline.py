@@ -733,10 +733,8 @@ def name_similarity(a: str, b: str, at_least: float = 0.0) -> float:
     several = len(wx) > 1 and len(wy) > 1
     floor = SAME_FIRST_LAST if several and (wx[0], wx[-1]) == (wy[0], wy[-1]) else 0.0
     matcher = difflib.SequenceMatcher(None, x, y)
-    bound = matcher.quick_ratio()
-    if max(bound, floor) < at_least:
-        return max(bound, floor)
-    return max(matcher.ratio(), floor)
+    bound = max(matcher.quick_ratio(), floor)
+    return bound if bound < at_least else max(matcher.ratio(), floor)
 
 
 def types_compatible(a: Any, b: Any) -> bool:
