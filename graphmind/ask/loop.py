@@ -180,12 +180,13 @@ class AskLoop:
                 found = self.retrieve(state, queries)
                 asked, reply = self.read(state, found)
                 final = number == self.options.max_rounds
-                checked = not final and number <= self.options.checked_rounds
+                hop = "" if final else self.hop(state, found, reply)
+                # a next hop goes on whatever a check would say: no check call for it
+                checked = not final and not hop and number <= self.options.checked_rounds
                 check = self.check(state, asked, reply) if checked else None
                 judgement = grade(state.question, found, reply, check)
                 state.checks.append(check)
                 self.remember(state, number, queries, found, judgement)
-                hop = self.hop(state, judgement)
                 if final or not self.goes_on(state, judgement, check, hop):
                     break
                 state.asking = hop or state.question
@@ -292,13 +293,16 @@ class AskLoop:
         """The answer call: a short answer and the passages it rests on. A next hop's
         round asks the hop's own question (self-ask), with no notes; when the answer is
         only the name the hop asks about ("Who was married to Laura Knight?" answered
-        "Laura Knight"), it is asked once more with a note saying so."""
-        cues = [f"Still needed: {c.missing}" for c in state.checks if c and c.missing]
-        asked, reply = self._answer(state, found, [] if state.hopping else cues[-1:])
+        "Laura Knight"), it is asked once more with a note saying so. A later round of the
+        question itself gets the check's missing fact, and that note when the last answer
+        was a name from the question."""
+        cues = [f"Still needed: {c.missing}" for c in state.checks if c and c.missing][-1:]
+        last = state.rounds[-1].judgement.draft_answer if state.rounds else ""
+        if not state.hopping and restates_question(state.question, last):
+            cues.append(_asks_about(last))  # "Avery Brundage" to "... Avery Brundage is in?"
+        asked, reply = self._answer(state, found, [] if state.hopping else cues)
         if state.hopping and restates_question(state.asking, reply.answer):
-            bridge = state.rounds[-1].judgement.draft_answer
-            note = f"The answer is not {bridge}: the question asks about {bridge}."
-            asked, reply = self._answer(state, found, [note])
+            asked, reply = self._answer(state, found, [_asks_about(last)])
         reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
         if state.hopping:
             reply.citations = _recited(reply, found)
@@ -328,14 +332,17 @@ class AskLoop:
     def check(self, state: _State, asked: list[dict[str, str]], reply: Answer) -> Check:
         """The answer's check, as the next turn of its conversation: a missing link and a
         follow-up query that names what it is about. A missing fact or query taken from
-        the check prompt's own examples ("Ana Roth born in") and from nothing the
+        the prompts' own examples ("Ana Roth born in", "1950") and from nothing the
         question and passages say is dropped."""
         messages = check_messages(asked, reply, temporal=state.temporal)
         with self._timed(state, "llm"):
             out = self.llm.structured("check", messages, Check, max_tokens=CHECK_MAX_TOKENS)
         shown = [m["content"] for m in asked if m["role"] == "user"]
+        prompts = " ".join(
+            [prompt("check"), *(m["content"] for m in asked if m["role"] == "system")]
+        )
         for name in ("missing", "query"):
-            if copied(getattr(out, name), prompt("check"), shown):
+            if echoes(getattr(out, name), prompts, shown):
                 setattr(out, name, "")
         return out
 
@@ -382,12 +389,13 @@ class AskLoop:
             return True
         return not check.complete and not restates(check.missing, state.question, j.draft_answer)
 
-    def hop(self, state: _State, j: Judgement) -> str:
-        """The next hop's question (``bridge_hop``) of a supported answer, not asked
-        before; "" when there is none."""
+    def hop(self, state: _State, found: list[Candidate], reply: Answer) -> str:
+        """The next hop's question (``bridge_hop``) of the round's answer when a passage it
+        cites supports it, not asked before; "" when there is none."""
+        j = grade(state.asking, found, reply, None)
         if not grounded(state.asking, j):
             return ""
-        hop = bridge_hop(state.asking, j.draft_answer, _cited(state.rounds[-1]))
+        hop = bridge_hop(state.asking, j.draft_answer, [found[n - 1] for n in reply.citations])
         return "" if hop.lower() in {q.lower() for q in state.queries} else hop
 
     def evolve(self, state: _State, j: Judgement) -> None:
@@ -741,6 +749,9 @@ def restates(missing: str, question: str, answer: str) -> bool:
 
 _DETERMINERS = frozenset(["the", "a", "an"])
 _RELATIVE = frozenset(["who", "whom", "whose", "which", "that", "where", "when"])
+_LINKS = _RELATIVE | frozenset(
+    ["of", "in", "on", "at", "by", "for", "from", "with", "behind", "to"]
+)
 _CLAUSE_TAIL = 3  # words after the name that still end a relative clause
 _CONNECTORS = 2  # words without a stem ("in", "how", "a") that a name runs over
 _TOKEN = re.compile(r"\S+")
@@ -773,18 +784,21 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
     "What is the seat of Mountrail County?".
 
     The description is a noun phrase of the question ("the county ..."; a lower-case word
-    after the article) that runs to a name which a cited passage stating the answer
-    says, then on while the cited passages say its words; what the question asks
-    besides it must still hold a word those passages do not say ("seat"): the answer
-    cannot answer it yet. "" when there is no such phrase (the answer is final, as far as
-    the evidence can tell)."""
+    after the article) that runs, over a link word ("of", "that", "where"; not "the song
+    The Story", where the name is the thing itself), to a name which a cited passage
+    stating the answer says, then on while the cited passages say its words; what the
+    question asks besides it must still hold a word that the passages linking the name
+    to the answer do not say ("seat"; "chairman" may come from another cited passage,
+    about the answer's own chairman): the answer cannot answer it yet. "" when there is
+    no such phrase (the answer is final, as far as the evidence can tell)."""
     stating = [c for c in cited if states(answer, [_said(c)])]
     if not answer or not stating or restates_question(question, answer):
         return ""
     if re.search(r"\d", answer):  # a date or a number is not a bridge: "What is 1724 father?"
         return ""
-    about = {s for c in stating for s in _stems(_said(c))}
-    said = {s for c in cited for s in _stems(_said(c))}
+    said_by = {c.id: _stems(_said(c)) for c in cited}
+    about = set().union(*(said_by[c.id] for c in stating))
+    said = set().union(*said_by.values())
     names = {s for e in question_entities(question) for s in _stems(e)}
     tokens = list(_TOKEN.finditer(question))
     words = [t.group(0) for t in tokens]
@@ -798,6 +812,8 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
         if not starts:
             continue
         start = starts[-1]  # the innermost phrase that runs to the name
+        if not any(w in _LINKS for w in words[start + 2 : anchor]):
+            continue  # "the song The Story": the name is the thing itself, not a link to it
         end = _name_end(stems, anchor, names)
         if any(w.lower() in _RELATIVE for w in words[start + 1 : anchor]):
             # "... that Craig Westcarr played for": the clause's words the passages say
@@ -806,12 +822,21 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
             tail = words[end + 1 :]
             if len(tail) <= _CLAUSE_TAIL and not any(w[:1].isupper() for w in tail):
                 end = len(words) - 1  # "... where Van Hook Township is located"
-        if any(s and s not in said for s in stems[:start] + stems[end + 1 :]):
+        # the passages that link the name to the answer must leave the rest unsaid
+        linking = {
+            s for c in stating if stems[anchor] in _stems(_said(c)) for s in _stems(_said(c))
+        }
+        if any(s and s not in linking for s in stems[:start] + stems[end + 1 :]):
             rest = question[tokens[end].end() :]
             if end == len(words) - 1 and words[end][-1:] in "?.!":
                 rest = words[end][-1]
             return f"{question[: tokens[start].start()]}{answer}{rest}"
     return ""
+
+
+def _asks_about(name: str) -> str:
+    """The note for an answer that only repeats a name the question asks about."""
+    return f"The answer is not {name}: the question asks about {name}."
 
 
 def _follow_up(state: _State) -> list[str]:
@@ -905,6 +930,13 @@ def copies_example(answer: str, found: list[Candidate], prompt_name: str) -> boo
 def copied(said: str, prompt_text: str, texts: list[str]) -> bool:
     """Whether ``said`` is stated by the prompt's own text and by none of the texts."""
     return states(said, [prompt_text]) and not states(said, texts)
+
+
+def echoes(said: str, prompt_text: str, texts: list[str]) -> bool:
+    """Whether every word of ``said`` comes from the prompt's own text and some word from
+    none of the texts: a check's "missing" of "1950" or query "Ana Roth born in Graz",
+    pieced from the worked examples."""
+    return grounding(said, [prompt_text]) == 1.0 and grounding(said, texts) < 1.0
 
 
 def _said(c: Candidate) -> str:
