@@ -546,19 +546,26 @@ def test_a_hop_that_goes_back_does_not_replace_the_answer() -> None:
     assert better(question, on, kept, hop)
 
 
-def test_a_hop_whose_answer_another_kept_passage_states_goes_on() -> None:
-    """Round 1 cited the passage that says who bought FleetBoston and, beside it, the one on
-    Bank of America's chairman: the hop's answer is stated by a kept passage, but not by
-    one that links the question to the kept answer, so it did not go back."""
+def test_a_hop_whose_answer_a_kept_passage_states_goes_on() -> None:
+    """A kept passage may state the hop's answer without it being a step back: round 1
+    cited Brian Moynihan's passage beside the one on who bought FleetBoston, and the
+    passage linking the Miami Hurricane to its university gives the enrollment too. Only
+    an answer that is itself the question's bridge went back (Paul Bettany, above)."""
     question = "Who is the chairman of the company that bought FleetBoston Financial?"
     hop = "Who is the chairman of Bank of America?"
     bought = _passage("Bank of America", "Bank of America bought FleetBoston Financial.")
     chairman = _passage("Brian Moynihan", "Brian Moynihan is chairman of Bank of America.")
     kept = _round(1, question, [bought, chairman], "Bank of America")
     assert better(question, _round(2, hop, [chairman], "Brian Moynihan"), kept, hop)
-    said = "Bank of America, chaired by Brian Moynihan, bought FleetBoston Financial."
-    linked = _round(1, question, [_passage("Bank of America", said)], "Bank of America")
-    assert not better(question, _round(2, hop, [chairman], "Brian Moynihan"), linked, hop)
+
+    question = "What is the enrollment at the school that owns the Miami Hurricane?"
+    hop = "What is the enrollment at University of Miami?"
+    owns = _passage(
+        "University of Miami",
+        "The University of Miami owns the Miami Hurricane; it enrolls 16,801 students.",
+    )
+    kept = _round(1, question, [owns], "University of Miami")
+    assert better(question, _round(2, hop, [owns], "16,801"), kept, hop)
 
 
 def _round(number: int, asked: str, cited: list[Candidate], answer: str) -> Round:

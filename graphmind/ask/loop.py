@@ -894,27 +894,30 @@ def better(question: str, new: Round, old: Round, asked: str = "") -> bool:
     one is not, or it is the same answer (its grade and citations are the later ones), or
     it builds on it (a passage it cites says the kept answer word for word: the kept
     answer was the bridge to this one, as in a two-hop question). A next hop's question
-    names the kept answer itself: its answer replaces it unless a kept passage that
-    links the question to the kept answer (it names what the question names) already
-    states it: the hop went back to the bridge, not on. Another passage the kept answer
-    cited may state the hop's answer ("Brian Moynihan is chairman of Bank of America",
-    cited beside the passage on who bought FleetBoston)."""
+    names the kept answer itself: its answer replaces it unless it went back, not on: the
+    hop's answer is itself a bridge of the question (``bridge_hop``), said by a kept
+    passage that links the question to the kept answer (it names what the question
+    names). "Paul Bettany" went back from "Jennifer Connelly" for "the spouse of the actor
+    that plays Vision"; "Brian Moynihan" (said beside the passage on who bought
+    FleetBoston) and "16,801" (the enrollment, said in the passage that links the Miami
+    Hurricane to its university) went on."""
     j, kept = new.judgement, old.judgement
     if not grounded(question, j) or (asked and restates_question(asked, j.draft_answer)):
         return False
     if not grounded(question, kept) or j.draft_answer == kept.draft_answer:
         return True  # a supported answer, or the same one confirmed by later evidence
     if asked and asked != question:  # a next hop: its question names the kept answer
-        return not states(j.draft_answer, _linking(question, _cited_texts(old)))
+        return not bridge_hop(question, j.draft_answer, _linking(question, _cited(old)))
     return states(kept.draft_answer, _cited_texts(new))
 
 
-def _linking(question: str, texts: list[str]) -> list[str]:
-    """The texts that name one of the names the question names (all of them when the
+def _linking(question: str, passages: list[Candidate]) -> list[Candidate]:
+    """The passages that name one of the names the question names (all of them when the
     question names none)."""
     names = question_entities(question)
-    linking = [t for t in texts if any(grounding(n, [t]) >= GROUNDED for n in names)]
-    return linking if names else texts
+    if not names:
+        return passages
+    return [c for c in passages if any(grounding(n, [_said(c)]) >= GROUNDED for n in names)]
 
 
 def _cited(round_: Round) -> list[Candidate]:
