@@ -823,9 +823,7 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
             if len(tail) <= _CLAUSE_TAIL and not any(w[:1].isupper() for w in tail):
                 end = len(words) - 1  # "... where Van Hook Township is located"
         # the passages that link the name to the answer must leave the rest unsaid
-        linking = {
-            s for c in stating if stems[anchor] in _stems(_said(c)) for s in _stems(_said(c))
-        }
+        linking = set().union(*(said_by[c.id] for c in stating if stems[anchor] in said_by[c.id]))
         if any(s and s not in linking for s in stems[:start] + stems[end + 1 :]):
             rest = question[tokens[end].end() :]
             if end == len(words) - 1 and words[end][-1:] in "?.!":
