@@ -180,11 +180,13 @@ class AskLoop:
                 found = self.retrieve(state, queries)
                 asked, reply = self.read(state, found)
                 final = number == self.options.max_rounds
-                hop = "" if final else self.hop(state, found, reply)
+                judgement = grade(state.question, found, reply, None)
+                hop = "" if final else self.hop(state, found, judgement)
                 # a next hop goes on whatever a check would say: no check call for it
                 checked = not final and not hop and number <= self.options.checked_rounds
                 check = self.check(state, asked, reply) if checked else None
-                judgement = grade(state.question, found, reply, check)
+                if check is not None:
+                    judgement = grade(state.question, found, reply, check)
                 state.checks.append(check)
                 self.remember(state, number, queries, found, judgement)
                 if final or not self.goes_on(state, judgement, check, hop):
@@ -389,13 +391,14 @@ class AskLoop:
             return True
         return not check.complete and not restates(check.missing, state.question, j.draft_answer)
 
-    def hop(self, state: _State, found: list[Candidate], reply: Answer) -> str:
-        """The next hop's question (``bridge_hop``) of the round's answer when a passage it
-        cites supports it, not asked before; "" when there is none."""
-        j = grade(state.asking, found, reply, None)
+    def hop(self, state: _State, found: list[Candidate], j: Judgement) -> str:
+        """The next hop's question (``bridge_hop``) of the round's answer (``j``, its grade
+        before any check) when a passage it cites supports it, not asked before; "" when
+        there is none."""
         if not grounded(state.asking, j):
             return ""
-        hop = bridge_hop(state.asking, j.draft_answer, [found[n - 1] for n in reply.citations])
+        cited = [found[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
+        hop = bridge_hop(state.asking, j.draft_answer, cited)
         return "" if hop.lower() in {q.lower() for q in state.queries} else hop
 
     def evolve(self, state: _State, j: Judgement) -> None:

@@ -101,8 +101,9 @@ class GraphStore(ABC):
 
     backend: Backend
     # whether another thread may write while this one reads: the build then writes a
-    # batch while it embeds the next (not the embedded store: a second connection keeps
-    # its server alive after close)
+    # batch while it embeds the next. The embedded store writes in turn: its second
+    # connection once kept the server alive after close (close() now drops the pool
+    # first), and overlap there has not been measured since
     concurrent: bool = False
     location: str
 
