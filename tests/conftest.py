@@ -132,6 +132,12 @@ def store(open_store: StoreFactory) -> GraphStore:
     return s
 
 
+def asked_question(messages: list[dict[str, str]]) -> str:
+    """The question an answer call asks (its "Question: ..." line, wherever it is)."""
+    content = messages[1]["content"]
+    return next(line for line in content.splitlines() if line.startswith("Question: "))
+
+
 def chunk_rows_for_child(n: int) -> list[dict[str, object]]:
     """Chunk rows with constant embeddings, for tests that write from a child process."""
     vector = [1.0] + [0.0] * (EMBEDDER.dimension - 1)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from buildkit import HASH_SPEC, build, provider_of, scripted_llm
-from conftest import StoreFactory
+from conftest import StoreFactory, asked_question
 from graphmind.ask.loop import (
     ABSTAIN_ANSWER,
     AskLoop,
@@ -69,7 +69,7 @@ def answer(messages: list[Message]) -> str:
     """Answers the second hop when both passages are there, else (like a small model)
     the first hop's movie; abstains without either."""
     found = candidates_in(messages)
-    asked = messages[1]["content"].split("\n", 1)[0]  # the question line
+    asked = asked_question(messages)
     relevant = "Aldo Vance" in asked
     first = [n for n, t in found.items() if FIRST_HOP in t and relevant]
     second = [n for n, t in found.items() if SECOND_HOP in t and relevant]
@@ -393,13 +393,15 @@ def test_a_bridge_answer_asks_the_question_that_remains_next(
     complete, and cites the passage that states it."""
     hop = "In which city was Silent Harbor shot?"
     questions: list[str] = []
+    users: list[str] = []
 
     def self_ask(messages: list[Message]) -> str:
         if is_check(messages):
             return json.dumps({"complete": True, "missing": "", "query": ""})
         if messages[0]["content"].startswith("You answer"):
-            asked = messages[1]["content"].split("\n", 1)[0]
+            asked = asked_question(messages)
             questions.append(asked)
+            users.append(messages[1]["content"])
             if "Silent Harbor" in asked:  # the hop alone is a one-hop question, but the
                 # small model first answers with the hop's own name, then cites the wrong
                 # passage: the one that says the answer is cited instead
@@ -414,6 +416,9 @@ def test_a_bridge_answer_asks_the_question_that_remains_next(
 
     decision = loop(corpus_store, tmp_path, self_ask).ask(BRIDGED)
     assert questions == [f"Question: {BRIDGED}", f"Question: {hop}", f"Question: {hop}"]
+    # the note comes after the passages: the hop asked again repeats its first prompt
+    hop_asked, again = users[1:]
+    assert again.startswith(hop_asked + "\n\nNotes from earlier reasoning:\n- The answer is not")
     assert decision.rounds[1].queries == [BRIDGED, hop]
     assert decision.rounds[1].candidates[1].title == "Silent Harbor"  # the bridge's, first
     assert decision.answer == "Port Ellis"
@@ -438,7 +443,7 @@ def test_a_hop_whose_answer_is_a_bridge_too_hops_again(
         if is_check(messages):
             asked.append("check")
             return json.dumps({"complete": True, "missing": "", "query": ""})
-        question = messages[1]["content"].split("\n", 1)[0].removeprefix("Question: ")
+        question = asked_question(messages).removeprefix("Question: ")
         asked.append(question)
         found = candidates_in(messages)
         for said, cue, answer in (

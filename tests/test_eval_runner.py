@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from buildkit import HASH_SPEC, provider_of, scripted_llm
-from conftest import neo4j_settings, open_neo4j
+from conftest import asked_question, neo4j_settings, open_neo4j
 from graphmind.config import Settings
 from graphmind.core.errors import ConfigError
 from graphmind.embed.hashing import HashingEmbedder
@@ -36,7 +36,7 @@ def numbered(messages: list[Message]) -> dict[int, str]:
 
 def responder(messages: list[Message]) -> str:
     """Uses a passage when it states the gold answer; answers when one does."""
-    question = messages[1]["content"].split("\n", 1)[0].removeprefix("Question: ")
+    question = asked_question(messages).removeprefix("Question: ")
     gold = ANSWERS.get(question, "")
     found = numbered(messages)
     stating = [n for n, t in found.items() if gold and gold.lower() in t.lower()]

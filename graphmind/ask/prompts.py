@@ -112,19 +112,21 @@ def answer_messages(
     temporal: bool,
     budget_tokens: int,
 ) -> list[dict[str, str]]:
-    """An answer call's messages: the question, notes and numbered passages (with their
-    evidence profiles, when any has one). The loop's rounds and the naive baseline share
-    this layout, so with the same passages they send the same prompt."""
+    """An answer call's messages: the question, numbered passages (with their evidence
+    profiles, when any has one), then notes. The loop's rounds and the naive baseline
+    share this layout, so with the same passages they send the same prompt; the notes
+    come last, so a call asked again with a note over the same passages repeats the
+    first call's prompt up to the note, and llama.cpp evaluates that part once."""
     parts = [f"Question: {question}"]
     if temporal:
         parts.append("Give dates as a year or YYYY-MM-DD, as the evidence states them.")
+    if any(c.profile for c in evidence):
+        parts.append(PROFILES_NOTE)
+    parts.append("Evidence:\n" + passages(evidence, budget_tokens, profiles=True))
     if cues:
         parts.append("Notes from earlier reasoning:\n" + "\n".join(f"- {c}" for c in cues))
     if draft:
         parts.append(f"Draft answer: {draft}")
-    if any(c.profile for c in evidence):
-        parts.append(PROFILES_NOTE)
-    parts.append("Evidence:\n" + passages(evidence, budget_tokens, profiles=True))
     return [
         {"role": "system", "content": prompt("answer")},
         {"role": "user", "content": "\n\n".join(parts)},

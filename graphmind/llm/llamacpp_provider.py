@@ -7,6 +7,7 @@ the JSON schema, so a small model still answers with well-formed JSON.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,16 @@ def gguf_model_id(path: Path) -> str:
     return f"llama-cpp:{path.name}:{size}"
 
 
+def available_cores() -> int:
+    """The CPU cores this process may run on. llama-cpp-python's own default generates
+    on half the CPUs, its prompt evaluation already uses them all: on 2 cores, one token
+    took 156 ms on one thread and 86 ms on two (Qwen2.5-Coder-1.5B Q4_K_M)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 class LlamaCppProvider:
     """Chat completions from a local GGUF file."""
 
@@ -75,9 +86,11 @@ class LlamaCppProvider:
             raise LLMError(f"llama-cpp-python is not installed: {INSTALL_HINT}") from exc
         if not self.model_path.is_file():
             raise LLMError(f"GGUF model file {self.model_path} does not exist")
-        kwargs: dict[str, Any] = {"n_ctx": self.n_ctx, "verbose": False}
-        if self.n_threads is not None:
-            kwargs["n_threads"] = self.n_threads
+        kwargs: dict[str, Any] = {
+            "n_ctx": self.n_ctx,
+            "n_threads": self.n_threads or available_cores(),
+            "verbose": False,
+        }
         try:
             self._llama = llama_cpp.Llama(model_path=str(self.model_path), **kwargs)
         except (ValueError, RuntimeError, OSError) as exc:
