@@ -179,7 +179,11 @@ def test_a_later_round_offers_the_follow_ups_nearest_passages_even_if_shown_befo
         found = candidates_in(messages)
         first = [n for n, t in found.items() if FIRST_HOP in t]
         second = [n for n, t in found.items() if SECOND_HOP in t]
-        if "Still needed" in messages[1]["content"] and first and second:
+        content = messages[1]["content"]
+        if "Still needed" in content and first and second:
+            # the note is part of the question, before the passages: after them the
+            # 1.5B answered the note ("Frankfurt" for whom Lise Meitner worked with)
+            assert content.index("Still needed") < content.index("Evidence:")
             return json.dumps({"answer": "Port Ellis", "citations": first + second})
         return json.dumps({"answer": "Silent Harbor", "citations": first})
 

@@ -304,17 +304,18 @@ class AskLoop:
             cues.append(_asks_about(last))  # "Avery Brundage" to "... Avery Brundage is in?"
         asked, reply = self._answer(state, found, [] if state.hopping else cues)
         if state.hopping and restates_question(state.asking, reply.answer):
-            asked, reply = self._answer(state, found, [_asks_about(last)])
+            asked, reply = self._answer(state, found, [_asks_about(last)], notes_last=True)
         reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
         if state.hopping:
             reply.citations = _recited(reply, found)
         return asked, reply
 
     def _answer(
-        self, state: _State, found: list[Candidate], cues: list[str]
+        self, state: _State, found: list[Candidate], cues: list[str], *, notes_last: bool = False
     ) -> tuple[list[dict[str, str]], Answer]:
-        """One answer call for the question the round asks; asked again without the
-        prompt's worked example when the answer is the example's."""
+        """One answer call for the question the round asks (``notes_last``: the cues
+        after the passages); asked again without the prompt's worked example when the
+        answer is the example's."""
         asked = answer_messages(
             state.asking,
             found,
@@ -322,6 +323,7 @@ class AskLoop:
             "",
             temporal=bool(TEMPORAL.search(state.asking)) if state.hopping else state.temporal,
             budget_tokens=self.options.context_tokens,
+            notes_last=notes_last,
         )
         with self._timed(state, "llm"):
             reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)

@@ -111,22 +111,26 @@ def answer_messages(
     *,
     temporal: bool,
     budget_tokens: int,
+    notes_last: bool = False,
 ) -> list[dict[str, str]]:
-    """An answer call's messages: the question, numbered passages (with their evidence
-    profiles, when any has one), then notes. The loop's rounds and the naive baseline
-    share this layout, so with the same passages they send the same prompt; the notes
-    come last, so a call asked again with a note over the same passages repeats the
-    first call's prompt up to the note, and llama.cpp evaluates that part once."""
+    """An answer call's messages: the question, notes and numbered passages (with their
+    evidence profiles, when any has one). The loop's rounds and the naive baseline share
+    this layout, so with the same passages they send the same prompt. ``notes_last`` puts
+    the notes after the passages: a call asked again with a note over the same passages
+    then repeats the first call's prompt up to the note, and llama.cpp reads only that
+    (before its passages, a note on what is still needed is read as part of the question;
+    after them, the 1.5B answered the note: "Frankfurt" for whom Lise Meitner worked with)."""
     parts = [f"Question: {question}"]
     if temporal:
         parts.append("Give dates as a year or YYYY-MM-DD, as the evidence states them.")
-    if any(c.profile for c in evidence):
-        parts.append(PROFILES_NOTE)
-    parts.append("Evidence:\n" + passages(evidence, budget_tokens, profiles=True))
+    notes = []
     if cues:
-        parts.append("Notes from earlier reasoning:\n" + "\n".join(f"- {c}" for c in cues))
+        notes.append("Notes from earlier reasoning:\n" + "\n".join(f"- {c}" for c in cues))
     if draft:
-        parts.append(f"Draft answer: {draft}")
+        notes.append(f"Draft answer: {draft}")
+    profiles = [PROFILES_NOTE] if any(c.profile for c in evidence) else []
+    shown = "Evidence:\n" + passages(evidence, budget_tokens, profiles=True)
+    parts += [*profiles, shown, *notes] if notes_last else [*notes, *profiles, shown]
     return [
         {"role": "system", "content": prompt("answer")},
         {"role": "user", "content": "\n\n".join(parts)},
