@@ -133,9 +133,8 @@ class _State:
         """Every candidate judged used, earliest round first, once."""
         seen: dict[str, Candidate] = {}
         for r in self.rounds:
-            for v in r.judgement.verdicts:
-                if v.verdict == "used" and 1 <= v.ref <= len(r.candidates):
-                    seen.setdefault(r.candidates[v.ref - 1].id, r.candidates[v.ref - 1])
+            for c in _cited(r):
+                seen.setdefault(c.id, c)
         return list(seen.values())
 
     def rejected(self) -> set[str]:
@@ -399,8 +398,7 @@ class AskLoop:
         there is none."""
         if not grounded(state.asking, j):
             return ""
-        cited = [found[v.ref - 1] for v in j.verdicts if v.verdict == "used"]
-        hop = bridge_hop(state.asking, j.draft_answer, cited)
+        hop = bridge_hop(state.asking, j.draft_answer, _used(found, j))
         return "" if hop.lower() in {q.lower() for q in state.queries} else hop
 
     def evolve(self, state: _State, j: Judgement) -> None:
@@ -923,13 +921,16 @@ def _linking(question: str, passages: list[Candidate]) -> list[Candidate]:
     return [c for c in passages if any(grounding(n, [_said(c)]) >= GROUNDED for n in names)]
 
 
+def _used(found: list[Candidate], j: Judgement) -> list[Candidate]:
+    """The candidates a judgement marks used (the passages its answer cites)."""
+    return [
+        found[v.ref - 1] for v in j.verdicts if v.verdict == "used" and 1 <= v.ref <= len(found)
+    ]
+
+
 def _cited(round_: Round) -> list[Candidate]:
     """The passages a round's answer cites (its used candidates)."""
-    return [
-        round_.candidates[v.ref - 1]
-        for v in round_.judgement.verdicts
-        if v.verdict == "used" and 1 <= v.ref <= len(round_.candidates)
-    ]
+    return _used(round_.candidates, round_.judgement)
 
 
 def _cited_texts(round_: Round) -> list[str]:
