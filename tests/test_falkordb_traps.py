@@ -170,6 +170,30 @@ def test_a_copied_store_file_keeps_its_data(tmp_path: Path) -> None:
         again.close()
 
 
+def test_opening_a_copy_of_an_open_store_leaves_the_original_running(tmp_path: Path) -> None:
+    """Its files copied while it is open (to look at them elsewhere) include the settings
+    that name its server: opening the copy must not take that server for an orphan and
+    shut it down under the process still using it."""
+    import shutil
+
+    store = open_falkordb(tmp_path / "graph.db")
+    try:
+        store.ensure_schema(EMBEDDER)
+        store.write_rows("contract/merge_chunks", chunk_rows_for_child(4))
+        elsewhere = tmp_path / "copy"
+        elsewhere.mkdir()
+        shutil.copy(tmp_path / "graph.db.settings", elsewhere)  # no snapshot yet
+        shutil.copytree(tmp_path / "graph.db.aof", elsewhere / "graph.db.aof")
+        copy = open_falkordb(elsewhere / "graph.db")
+        try:
+            assert copy.counts()["Chunk"] == 4
+        finally:
+            copy.close()
+        assert store.counts()["Chunk"] == 4  # the original's server still answers
+    finally:
+        store.close()
+
+
 def test_fulltext_ranks_a_bounded_pool_by_bm25(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

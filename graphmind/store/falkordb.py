@@ -359,16 +359,22 @@ def stop_orphan_server(path: str, timeout: float = 30.0, *, announce: bool = Tru
 
     Only called while holding the store lock, so any server still registered for this
     file has no owner: its process was killed, or it left while another process was
-    attached to the server (that process stops it on leaving, ``announce=False``).
+    attached to the server (that process stops it on leaving, ``announce=False``). Settings
+    that name another file were copied with the store (its files copied while it was
+    open): the server they name serves the original, and is left alone.
     """
     settings_file = Path(path + ".settings")
     if not settings_file.exists():
         return
     try:
         settings = json.loads(settings_file.read_text())
+        served = Path(settings["dbdir"], settings["dbfilename"])
         pid = int(Path(settings["pidfile"]).read_text().strip())
         socket_path = settings["unixsocket"]
     except (OSError, ValueError, KeyError, TypeError):
+        settings_file.unlink(missing_ok=True)
+        return
+    if served.resolve() != Path(path).resolve():
         settings_file.unlink(missing_ok=True)
         return
     if _is_server(pid):
