@@ -93,7 +93,10 @@ def judged_messages(
     candidates, the prompt is the same whatever the memory mode."""
     parts = [f"Question: {question}"]
     if temporal:
-        parts.append("Give dates as a year or YYYY-MM-DD, as the passages state them.")
+        parts.append(
+            "Give a date as the passages or their titles state it: day, month name and "
+            "year, or month and year, or a year."
+        )
     if any(c.profile for c in candidates):
         parts.append(PROFILES_NOTE)
     parts.append("Passages:\n" + passages(candidates, budget_tokens, profiles=True))
