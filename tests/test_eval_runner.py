@@ -193,18 +193,24 @@ def test_eval_on_one_store_keeps_the_configurations_apart(
 
     run_dir = tmp_path / "run"  # one path for all: chunk ids hash the corpus file's path
 
+    said: list[str] = []
+
     def evaluate(store: str, configs: tuple[str, ...]) -> list[QuestionResult]:
         shutil.rmtree(run_dir, ignore_errors=True)
         llm = scripted_llm(tmp_path / "llm.sqlite", responder)
         options = EvalOptions(
             "musique", data_root=FIXTURES, limit=None, k=4, configs=configs, store=store
         )
-        run_eval(run_dir, options, settings, llm=llm, embedder=embedder)
+        run_eval(run_dir, options, settings, said.append, llm=llm, embedder=embedder)
         return load_results(run_dir)
 
     alone = [r for c in DEFAULT_CONFIGS for r in evaluate(shared_store(), (c,))]
     store = shared_store()
+    said.clear()
     together = evaluate(store, DEFAULT_CONFIGS)
+    # each configuration after the first starts from the base build put back, memory and
+    # its statistics deleted: the corpus is built once
+    assert sum("building" in line for line in said) == 1, said
 
     def outcome(r: QuestionResult) -> tuple[object, ...]:
         verdicts = sorted(r.verdicts.values())  # chunk ids hash the run's corpus path

@@ -81,7 +81,7 @@ RUN_FILE = "run.json"
 CONSISTENCY_FILE = "consistency.jsonl"
 BUILT_MARK = "built"
 BASE_FILE = "base.json"  # the base build's counts, for a run on one shared store
-REASONING = ("Decision", "Step", "Query", "QueryType", "Agent")
+REASONING = ("Decision", "Step", "Query", "QueryType", "Agent", "EvidenceStats")
 ASKED = ("Triplet", "Entity", "Pending", "Community")  # grown by asking, chunk-only corpus
 
 
