@@ -227,7 +227,8 @@ def warm_up(target: Target, corpus: Path, embedder: Embedder, batch_docs: int) -
     """Untimed: the same builds once before the timed ones. A Neo4j server just started
     runs its first builds slowly (its JIT compiler and query plans are cold), which would
     fall on whichever run came first: the pipeline took 10.5 s for 1,000 documents on a
-    fresh server, 6.4 s after a 200-document warm-up, 4.3 s once warm."""
+    fresh server, 6.4 s after a 200-document warm-up, 5.8 s after this one, 4.3 s after
+    several benchmark runs."""
     _, captured = run_pipeline(target, corpus, embedder, None, "warm-up", batch_docs)
     run_raw(captured, embedder.spec, target, "warm-up-raw")
 
