@@ -60,7 +60,7 @@ from graphmind.memory.querytypes import cluster
 from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.store import GraphStore
 from graphmind.store.base import DELETE_BATCH
-from graphmind.store.schema import META_ID
+from graphmind.store.schema import META_ID, NODE_LABELS
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
@@ -81,8 +81,6 @@ RUN_FILE = "run.json"
 CONSISTENCY_FILE = "consistency.jsonl"
 BUILT_MARK = "built"
 BASE_FILE = "base.json"  # the base build's counts, for a run on one shared store
-REASONING = ("Decision", "Step", "Query", "QueryType", "Agent", "EvidenceStats")
-ASKED = ("Triplet", "Entity", "Pending", "Community")  # grown by asking, chunk-only corpus
 
 
 @dataclass
@@ -339,10 +337,11 @@ def _reset(
     base: dict[str, int],
     progress: Progress | None,
 ) -> None:
-    """Put the shared store back to the base build (bounded deletions): no reasoning graph,
-    and on a chunk-only corpus nothing that asking extracted; else build it again."""
-    labels = REASONING + (ASKED if run.options.extract == "none" else ())
-    for label in labels:
+    """Put the shared store back to the base build (bounded deletions): every label the
+    base build has no node of goes (the reasoning graph, its statistics, and on a
+    chunk-only corpus what asking extracted), and on a chunk-only corpus the extraction
+    marks; else build it again."""
+    for label in [label for label in NODE_LABELS if not base.get(label)]:
         store.drain("store/delete_label_relationships", DELETE_BATCH, label=label)
         store.drain("store/delete_label_batch", DELETE_BATCH, label=label)
     if run.options.extract == "none":
