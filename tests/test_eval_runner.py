@@ -90,9 +90,8 @@ def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> No
             rows = store.run_text(
                 "MATCH (d:Decision) RETURN d.outcome AS outcome, d.memory AS memory"
             ).records()
-        probes = options.consistency * options.consistency_runs
-        probes = probes if config in ("loop", "profiles") else 0
-        assert len(rows) == 3 + probes
+        # the consistency probes wrote nothing back: each run saw the memory the first saw
+        assert len(rows) == 3
         assert sum(r["outcome"] in ("correct", "incorrect") for r in rows) == 3
         assert {r["memory"] for r in rows} == {CONFIGS[config][1]}
     # the planner's exclusions are checked for gold: the chunks of the question's gold

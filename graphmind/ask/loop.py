@@ -97,6 +97,7 @@ class AskOptions:
     context_tokens: int = 2500
     expand: bool = True
     evolve_graph: bool = False  # extract triplets from cited chunks at question time
+    record: bool = True  # write the decision back (off: a probe that leaves the memory as is)
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
 
@@ -164,7 +165,8 @@ class AskLoop:
         self.on_round = on_round
 
     def ask(self, question: str) -> Decision:
-        """Answer ``question``; the decision, its steps and verdicts are written atomically."""
+        """Answer ``question``; the decision, its steps and verdicts are written atomically
+        (unless ``record`` is off)."""
         started = time.perf_counter()
         tokens_before = self.llm.ledger.total().total_tokens
         state = self.start(question.strip())
@@ -198,6 +200,8 @@ class AskLoop:
         last.llm_ms += state.pending_llm_ms
         last.tokens += self.llm.ledger.total().total_tokens - state.tokens_mark
         decision = self.decision(state, chosen, answer, citations, started, tokens_before)
+        if not self.options.record:
+            return decision
         with self._timed(state, "store"):
             write_decision(
                 self.store, decision, agent_model=self.llm.model_id, prompt_version=prompt_version()

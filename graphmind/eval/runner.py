@@ -28,7 +28,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -525,7 +525,8 @@ def _consistency(
     llm: LLM | None,
 ) -> list[ConsistencyResult]:
     """ROZA §5.5: K runs per probe question at a temperature above 0, without and with
-    memory (after the protocol, so the memory is warm); kept in the run dir."""
+    memory (after the protocol, so the memory is warm); kept in the run dir. The probes
+    write nothing back: each run sees the memory, and so the prompt, the first one saw."""
     if llm is None:
         from graphmind.factories import make_llm
 
@@ -547,7 +548,8 @@ def _consistency(
         for config in pairs:
             runs = done.get((config, q.id))
             if runs is None:
-                loop = AskLoop(stores[config], embedder, llm, _ask_options(run.options, config))
+                probe = replace(_ask_options(run.options, config), record=False)
+                loop = AskLoop(stores[config], embedder, llm, probe)
                 runs = []
                 for _ in range(run.options.consistency_runs):
                     try:
