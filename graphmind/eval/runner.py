@@ -341,7 +341,7 @@ def _reset(
     base build has no node of goes (the reasoning graph, its statistics, and on a
     chunk-only corpus what asking extracted), and on a chunk-only corpus the extraction
     marks; else build it again."""
-    for label in [label for label in NODE_LABELS if not base.get(label)]:
+    for label in (name for name in NODE_LABELS if not base.get(name)):
         store.drain("store/delete_label_relationships", DELETE_BATCH, label=label)
         store.drain("store/delete_label_batch", DELETE_BATCH, label=label)
     if run.options.extract == "none":
