@@ -187,6 +187,85 @@ def test_malformed_llm_output_is_repaired_or_reported(
     assert [r["document"] for r in failed] == ["Otto Hahn"]
 
 
+_DISCOVERY = "Physicist and chemist who discovered polonium and radium in Paris"
+_PEOPLE = {  # passage word -> the people its extraction names, all described alike
+    "Sorbonne": ["Marie Curie", "Pierre Curie"],
+    "Nobel": ["Marie Sklodowska Curie"],
+}
+
+
+def _people(messages: list[Message]) -> str:
+    passage = messages[-1]["content"]
+    names = next(v for k, v in _PEOPLE.items() if k in passage)
+    entities = [{"name": n, "type": "person", "description": _DISCOVERY} for n in names]
+    entities.append({"name": "Paris", "type": "place", "description": "Capital of France"})
+    relations = [
+        {"subject": n, "predicate": "worked in", "object": "Paris", "description": passage}
+        for n in names
+    ]
+    return json.dumps({"entities": entities, "relations": relations})
+
+
+@pytest.mark.parametrize("resolve", ["link", "merge"])
+def test_near_duplicates_are_linked_or_merged(
+    hstore: GraphStore, tmp_path: Path, resolve: str
+) -> None:
+    """Alike vectors and alike names (first and last word shared) make a near-duplicate;
+    alike vectors with other names (Pierre and Marie) do not. Linking runs beside the
+    markers' settling on a store that takes concurrent queries: both must be whole."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Marie and Pierre Curie taught at the Sorbonne in Paris.\n")
+    (docs / "b.txt").write_text("Marie Sklodowska Curie won the Nobel prize twice.\n")
+    report = build(
+        hstore, [docs], scripted_llm(tmp_path / "cache.sqlite", _people), resolve=resolve
+    )
+    assert report.documents_new == 2
+    links = hstore.run_text(
+        "MATCH (a:Entity)-[s:SAME_AS]->(b:Entity) "
+        "RETURN a.name AS a, b.name AS b, s.name_similarity AS ratio"
+    ).records()
+    names = entity_names(hstore)
+    if resolve == "link":
+        assert [(r["a"], r["b"]) for r in links] == [("Marie Sklodowska Curie", "Marie Curie")]
+        assert links[0]["ratio"] >= 0.9 and report.same_as_links == 1
+        assert report.entities_merged == 0 and "Marie Sklodowska Curie" in names
+    else:
+        assert links == [] and report.entities_merged == 1 and report.same_as_links == 0
+        assert len(names & {"Marie Curie", "Marie Sklodowska Curie"}) == 1
+    assert "Pierre Curie" in names
+    assert hstore.run_text("MATCH (p:Pending) RETURN count(p) AS n").records() == [{"n": 0}]
+    related = hstore.run_text(
+        "MATCH (a:Entity)-[r:RELATED]->(:Entity {name: 'Paris'}) "
+        "RETURN a.name AS a, r.weight AS w ORDER BY a"
+    ).records()
+    people = sorted(names - {"Paris"})
+    assert [(r["a"], r["w"]) for r in related] == [
+        (n, 2 if resolve == "merge" and "Curie" in n and n != "Pierre Curie" else 1) for n in people
+    ]
+
+
+def test_name_similarity_bounds_are_never_above_the_ratio() -> None:
+    """The cheap bounds only skip ratios that could not reach the threshold."""
+    from graphmind.ingest.pipeline import name_similarity
+
+    pairs = [
+        ("Marie Curie", "Marie Sklodowska Curie"),
+        ("Otto Hahn", "Otto Hahn Jr"),
+        ("Paris", "Paris, France"),
+        ("Bohr", "Niels Henrik David Bohr"),
+        ("Warsaw", "Warszawa"),
+        ("A", "Albert Einstein"),
+    ]
+    for a, b in pairs:
+        full = name_similarity(a, b)
+        for at_least in (0.5, 0.85, 0.95):
+            quick = name_similarity(a, b, at_least)
+            assert quick == full if full >= at_least else quick < at_least
+    assert name_similarity("Marie Curie", "Marie Sklodowska Curie", 0.85) >= 0.9
+    assert name_similarity("A", "Albert Einstein", 0.85) < 0.85
+
+
 def _embed(text: str) -> list[float]:
     from buildkit import HASH_SPEC
     from graphmind.embed.hashing import HashingEmbedder

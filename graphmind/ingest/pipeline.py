@@ -498,20 +498,55 @@ class BuildPipeline:
         return settled
 
     def link(self) -> None:
-        """Resolve near-duplicates, sweep orphans, rebuild RELATED for pending entities."""
+        """Resolve near-duplicates, sweep orphans, rebuild RELATED for pending entities.
+        SAME_AS links change neither triplets nor RELATED, so on a store that takes
+        concurrent queries the markers are settled while the near-duplicates are found."""
         with self._stage("link"):
             pending = self.store.run("build/pending_entities")
+            named = [r for r in pending if r["name"] is not None]
+            if self.options.resolve == "link" and self.store.concurrent and named:
+                with ThreadPoolExecutor(1, thread_name_prefix="graphmind-link") as settler:
+                    settling = settler.submit(settle_pending, self.store, self.progress, pending)
+                    pairs = self.same_as_pairs(named)
+                    self.report.orphans_deleted += settling.result()
+                self.link_same_as(pairs)
+                return
             if self.options.resolve != "off":
-                self.resolve([r for r in pending if r["name"] is not None])
+                self.resolve(named)
                 if self.report.entities_merged:  # merges move and drop markers
                     pending = self.store.run("build/pending_entities")
             self.report.orphans_deleted += settle_pending(self.store, self.progress, pending)
 
     def resolve(self, pending: list[Row]) -> None:
-        """Link (or merge) pending entities (their id, name and type) to near-duplicates:
-        among their nearest entities, alike in name, and not of clearly different types."""
-        if not pending:
+        """Link (or merge) pending entities (their id, name and type) to near-duplicates."""
+        pairs = self.same_as_pairs(pending)
+        if self.options.resolve != "merge":
+            self.link_same_as(pairs)
             return
+        gone: set[str] = set()
+        for duplicate, keep in sorted(pairs):
+            if duplicate in gone or keep in gone:
+                continue
+            self.store.run(
+                "build/merge_entity",
+                {"rows": [{"duplicate": duplicate, "keep": keep}]},
+                write=True,
+            )
+            gone.add(duplicate)
+            self.report.entities_merged += 1
+
+    def link_same_as(self, pairs: Mapping[tuple[str, str], dict[str, Any]]) -> None:
+        """Write a SAME_AS link for each near-duplicate pair."""
+        if pairs:
+            self.store.write_rows("build/link_same_as", list(pairs.values()))
+            self.report.same_as_links += len(pairs)
+
+    def same_as_pairs(self, pending: list[Row]) -> dict[tuple[str, str], dict[str, Any]]:
+        """Pending entities' near-duplicates, keyed (duplicate, keep): among their nearest
+        entities, alike in name, and not of clearly different types. Each pair of
+        entities is judged once, whichever of the two found the other."""
+        if not pending:
+            return {}
         ids = [r["id"] for r in pending]
         entities = int(self.store.run("store/count_label", label="Entity")[0]["count"])
         if entities <= EXACT_LINK_LIMIT:
@@ -535,37 +570,24 @@ class BuildPipeline:
                     },
                 )
         pairs: dict[tuple[str, str], dict[str, Any]] = {}
+        judged: set[tuple[str, str]] = set()
         for c in sorted(candidates, key=lambda c: (c["id"], -c["similarity"], c["other"])):
+            first, second = sorted((c["id"], c["other"]))
+            if (second, first) in judged:
+                continue
+            judged.add((second, first))
             if not types_compatible(c["type"], c["other_type"]):
                 continue
             ratio = name_similarity(c["name"], c["other_name"], self.options.same_as_name_ratio)
             if ratio < self.options.same_as_name_ratio:
                 continue
-            first, second = sorted((c["id"], c["other"]))
-            pairs.setdefault(
-                (second, first),
-                {
-                    "source": second,
-                    "target": first,
-                    "similarity": c["similarity"],
-                    "name_similarity": ratio,
-                },
-            )
-        if self.options.resolve == "merge":
-            gone: set[str] = set()
-            for (duplicate, keep), _ in sorted(pairs.items()):
-                if duplicate in gone or keep in gone:
-                    continue
-                self.store.run(
-                    "build/merge_entity",
-                    {"rows": [{"duplicate": duplicate, "keep": keep}]},
-                    write=True,
-                )
-                gone.add(duplicate)
-                self.report.entities_merged += 1
-        elif pairs:
-            self.store.write_rows("build/link_same_as", list(pairs.values()))
-            self.report.same_as_links += len(pairs)
+            pairs[(second, first)] = {
+                "source": second,
+                "target": first,
+                "similarity": c["similarity"],
+                "name_similarity": ratio,
+            }
+        return pairs
 
     def finish(self, started: float) -> None:
         """Totals for the summary."""
@@ -732,6 +754,9 @@ def name_similarity(a: str, b: str, at_least: float = 0.0) -> float:
     wx, wy = x.split(), y.split()
     several = len(wx) > 1 and len(wy) > 1
     floor = SAME_FIRST_LAST if several and (wx[0], wx[-1]) == (wy[0], wy[-1]) else 0.0
+    lengths = 2.0 * min(len(x), len(y)) / (len(x) + len(y))  # what real_quick_ratio says
+    if max(lengths, floor) < at_least:
+        return max(lengths, floor)
     matcher = difflib.SequenceMatcher(None, x, y)
     bound = max(matcher.quick_ratio(), floor)
     return bound if bound < at_least else max(matcher.ratio(), floor)
