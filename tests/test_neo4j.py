@@ -87,6 +87,23 @@ def test_no_query_aggregates_nulls_even_unfiltered(
     assert [w for w in driver_warnings(caplog) if "null value eliminated" in w] == []
 
 
+def test_parameters_reach_the_server_whole_but_are_not_formatted_for_the_log(
+    neo4j: GraphStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The driver formats every query's parameters for its debug log, logging or not; a
+    batch of vectors must pass as itself, with only a short form for the log."""
+    rows = [{"id": f"c{i}", "v": [i + j / 384 for j in range(384)]} for i in range(300)]
+    with caplog.at_level(logging.DEBUG, logger="neo4j"):
+        got = neo4j.run_text(
+            "UNWIND $rows AS r WITH r WHERE r.id = $pick.id "
+            "RETURN r.v AS v, $pick.n AS n, size($rows) AS total",
+            {"rows": rows, "pick": {"id": "c7", "n": 3}},
+        ).records()
+    assert got == [{"v": rows[7]["v"], "n": 3, "total": 300}]
+    runs = [r.getMessage() for r in caplog.records if "C: RUN" in r.getMessage()]
+    assert runs and max(len(m) for m in runs) < 1000
+
+
 def test_builders_creating_the_same_index_at_once_do_not_fail(neo4j: GraphStore) -> None:
     """Builders on a new database run the same ``CREATE … IF NOT EXISTS`` at once; Neo4j
     then refuses all but one as already existing (without the fix, most of these calls

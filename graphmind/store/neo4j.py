@@ -103,7 +103,7 @@ class Neo4jStore(GraphStore):
         self, text: str, params: Mapping[str, Any], *, write: bool, max_rows: int | None = None
     ) -> QueryResult:
         def work(tx: ManagedTransaction) -> QueryResult:
-            return _collected(tx.run(text, dict(params)))
+            return _collected(tx.run(text, _short_repr(params)))
 
         try:
             if not write:
@@ -125,7 +125,7 @@ class Neo4jStore(GraphStore):
                 with self._driver.session(
                     database=self.database, default_access_mode=READ_ACCESS
                 ) as session:
-                    return _collected(session.run(text, dict(params)), max_rows)
+                    return _collected(session.run(text, _short_repr(params)), max_rows)
             except (neo.Neo4jError, neo.DriverError) as exc:
                 if attempt + 1 == READ_TRIES or not exc.is_retryable():
                     raise
@@ -233,6 +233,34 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+
+
+class _Rows(list[Any]):
+    """A list parameter with a short ``repr``."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} values>"
+
+
+class _Map(dict[str, Any]):
+    """A map parameter with a short ``repr``."""
+
+    def __repr__(self) -> str:
+        return f"<map of {len(self)}>"
+
+
+def _short_repr(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters, each list or map with a short ``repr``. The driver formats every
+    query's parameters for its debug log whether or not anything logs: for a batch of
+    2,000 rows of 384-float vectors that was 0.57 s per query against 0.05 s without."""
+    return {
+        key: _Rows(value)
+        if isinstance(value, list)
+        else _Map(value)
+        if isinstance(value, dict)
+        else value
+        for key, value in params.items()
+    }
 
 
 def _collected(result: Result, max_rows: int | None = None) -> QueryResult:
