@@ -37,17 +37,21 @@ def features(text: str) -> list[str]:
 
 
 def hash_vector(text: str, dimension: int) -> list[float]:
-    """The L2-normalised hashed vector of one text."""
-    vector = [0.0] * dimension
+    """The L2-normalised hashed vector of one text (counts kept per touched bucket only:
+    the sums of squares are of whole numbers, so exact in any order)."""
+    counts: dict[int, float] = {}
     for feature in features(text) or [_EMPTY_FEATURE]:
         index, sign = _bucket(feature, dimension)
-        vector[index] += sign
-    norm = math.sqrt(math.fsum(x * x for x in vector))
+        counts[index] = counts.get(index, 0.0) + sign
+    vector = [0.0] * dimension
+    norm = math.sqrt(sum(x * x for x in counts.values()))
     if norm == 0.0:  # every feature cancelled out: fall back to the empty-text vector
         index, sign = _bucket(_EMPTY_FEATURE, dimension)
         vector[index] = sign
         return vector
-    return [x / norm for x in vector]
+    for index, count in counts.items():
+        vector[index] = count / norm
+    return vector
 
 
 class HashingEmbedder(BatchedEmbedder):
