@@ -23,7 +23,6 @@ from graphmind.llm import (
     ResponseCache,
     ScriptedProvider,
 )
-from graphmind.llm.grammar import excluded_values, without_exclusions
 from graphmind.llm.scripted import UnknownRequestError
 
 
@@ -34,13 +33,6 @@ class Entity(BaseModel):
 
 class Entities(BaseModel):
     entities: list[Entity]
-
-
-class Name(BaseModel):
-    name: str
-
-
-NAMED = '{"name": "Pierre Curie"}'
 
 
 GOOD = '{"entities": [{"name": "Marie Curie", "type": "person"}]}'
@@ -85,22 +77,6 @@ def test_second_identical_call_is_a_cache_hit_that_persists(tmp_path: Path) -> N
     with LLM(shorter, cache=ResponseCache(path), max_tokens=64) as llm:
         llm.structured("extract", MESSAGES, Entities)
     assert other_model.calls == 1 and shorter.calls == 1
-
-
-def test_values_to_avoid_are_in_the_schema_and_the_cache_key(tmp_path: Path) -> None:
-    """An answer asked with values to avoid is another request (another cache entry)
-    whose schema says them; without any, the request is the plain one."""
-    provider = ScriptedProvider(lambda m: NAMED)
-    with LLM(provider, cache=ResponseCache(tmp_path / "cache.sqlite")) as llm:
-        llm.structured("extract", MESSAGES, Name, avoid={"name": []})
-        llm.structured("extract", MESSAGES, Name)
-        llm.structured("extract", MESSAGES, Name, avoid={"name": ["Marie Curie"]})
-    assert provider.calls == 2
-    plain, avoiding = provider.schemas
-    assert avoiding is not None
-    assert plain == Name.model_json_schema()
-    assert excluded_values(avoiding) == {"name": ["Marie Curie"]}
-    assert without_exclusions(avoiding) == plain
 
 
 def test_only_valid_outputs_are_cached(tmp_path: Path) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 import time
 from pathlib import Path
 
@@ -75,49 +73,3 @@ def test_grammar_schema_drops_bounds_the_grammar_cannot_afford() -> None:
     assert "maxLength" not in str(bare) and "minLength" not in str(bare)
     assert bare["properties"]["summary"]["type"] == "string"
     assert bare["required"] == schema["required"]
-
-
-def test_values_to_avoid_become_rules_of_the_converted_grammar() -> None:
-    """llama.cpp's converter puts the answer's value rule where the exclusion expects it
-    (else the exclusion would silently fall back to the plain grammar), and the result
-    parses as a grammar."""
-    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
-    from graphmind.ask.models import Answer
-    from graphmind.llm.grammar import exclusion_grammar
-    from graphmind.llm.llamacpp_provider import grammar_schema
-
-    plain = llama_grammar.json_schema_to_gbnf(
-        json.dumps(grammar_schema(Answer.model_json_schema()))
-    )
-    text = exclusion_grammar(plain, {"answer": ["Otto Hahn", "Otto"]})
-    assert text is not None and "answer-kv ::= " in text
-    assert re.search(r"^answer-kv ::= .* answer-not$", text, re.MULTILINE)
-    assert llama_grammar.LlamaGrammar.from_string(text, verbose=False) is not None
-    assert exclusion_grammar(plain, {"verdict": ["used"]}) is None  # no such property
-
-
-@pytest.mark.slow
-def test_the_local_model_does_not_give_an_avoided_answer(tmp_path: Path) -> None:
-    """The answer the model gives freely is excluded, in any case and punctuation, when
-    asked again with it to avoid: the grammar, not the prompt, keeps it out."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    from graphmind.ask.models import Answer
-
-    settings = load_settings()
-    path = default_gguf_path(settings.model_path)
-    if path is None:
-        pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
-    llm = LLM(LlamaCppProvider(path, n_ctx=2048), cache=None, max_tokens=48)
-    asked = [
-        {"role": "system", "content": "Answer the question from the passage, in a few words."},
-        {
-            "role": "user",
-            "content": "Passage: Lise Meitner worked with Otto Hahn in Berlin for thirty years."
-            "\nQuestion: Who did Lise Meitner work with in Berlin?",
-        },
-    ]
-    free = llm.structured("answer", asked, Answer)
-    assert "hahn" in free.answer.lower()
-    barred = llm.structured("answer", asked, Answer, avoid={"answer": [free.answer.upper()]})
-    letters = [re.sub(r"[\W_]+", "", a.answer.lower()) for a in (free, barred)]
-    assert letters[1] != letters[0]

@@ -25,13 +25,6 @@ class Entities(BaseModel):
     entities: list[Entity]
 
 
-class Name(BaseModel):
-    name: str
-
-
-NAMED = '{"name": "Pierre Curie"}'
-
-
 MESSAGES = [
     {"role": "system", "content": "Extract the named entities."},
     {"role": "user", "content": "Marie Curie was born in Warsaw."},
@@ -77,17 +70,6 @@ def test_rate_limit_and_server_error_are_retried(serve: Callable[..., FakeServer
         7,
     )
     assert chat.model_id == f"openai:test-model@{server.base_url}"
-
-
-def test_values_to_avoid_are_not_sent_to_a_server(serve: Callable[..., FakeServer]) -> None:
-    """Servers differ on ``not``; one that refused it would cost the session its
-    json_schema mode. The schema goes out (and is shown) without it."""
-    server = serve(lambda body: (200, {}, completion_body(NAMED)))
-    llm = LLM(provider(server.base_url), cache=None)
-    llm.structured("extract", MESSAGES, Name, avoid={"name": ["Marie Curie"]})
-    sent = server.requests[0]
-    assert sent["response_format"]["json_schema"]["schema"] == Name.model_json_schema()
-    assert "\"not\"" not in sent["messages"][-1]["content"]
 
 
 def test_json_schema_rejected_falls_back_to_json_object_for_the_session(

@@ -303,34 +303,22 @@ class AskLoop:
         was a name from the question."""
         cues = [f"Still needed: {c.missing}" for c in state.checks if c and c.missing][-1:]
         last = state.rounds[-1].judgement.draft_answer if state.rounds else ""
-        avoid: list[str] = []
         if not state.hopping and restates_question(state.question, last):
             cues.append(_asks_about(last))  # "Avery Brundage" to "... Avery Brundage is in?"
-            avoid = [last]
-        asked, reply = self._answer(state, found, [] if state.hopping else cues, avoid=avoid)
+        asked, reply = self._answer(state, found, [] if state.hopping else cues)
         if state.hopping and restates_question(state.asking, reply.answer):
-            asked, reply = self._answer(
-                state, found, [_asks_about(last)], notes_last=True, avoid=[reply.answer, last]
-            )
+            asked, reply = self._answer(state, found, [_asks_about(last)], notes_last=True)
         reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
         if state.hopping:
             reply.citations = _recited(reply, found)
         return asked, reply
 
     def _answer(
-        self,
-        state: _State,
-        found: list[Candidate],
-        cues: list[str],
-        *,
-        notes_last: bool = False,
-        avoid: list[str] | None = None,
+        self, state: _State, found: list[Candidate], cues: list[str], *, notes_last: bool = False
     ) -> tuple[list[dict[str, str]], Answer]:
         """One answer call for the question the round asks (``notes_last``: the cues
-        after the passages; ``avoid``: answers it may not give, where the model's decoding
-        can be constrained); asked again without the prompt's worked example when the
+        after the passages); asked again without the prompt's worked example when the
         answer is the example's."""
-        exclude = {"answer": avoid} if avoid else None
         asked = answer_messages(
             state.asking,
             found,
@@ -341,15 +329,11 @@ class AskLoop:
             notes_last=notes_last,
         )
         with self._timed(state, "llm"):
-            reply = self.llm.structured(
-                "answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS, avoid=exclude
-            )
+            reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
         if copies_example(reply.answer, found, "answer"):  # asked again without the example
             asked = without_example(asked)
             with self._timed(state, "llm"):
-                reply = self.llm.structured(
-                    "answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS, avoid=exclude
-                )
+                reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
         return asked, reply
 
     def check(self, state: _State, asked: list[dict[str, str]], reply: Answer) -> Check:
@@ -399,19 +383,14 @@ class AskLoop:
         check's, else the question's entities the citations miss): the answer is a step
         on the way (``bridge_hop``: the question that remains is asked next), the
         evidence does not support the answer (none, not stated by what it cites, or only
-        a name from the question: asked again with that name excluded, even when there is
-        no new query), or the check names a missing link that says more than
+        a name from the question), or the check names a missing link that says more than
         the question and the answer already do. The model's "complete" alone does not
         stop a round that has no supported answer. An unchecked round (after
         ``checked_rounds``) goes on only for a next hop: a hop's answer may be a bridge
         too, in a chain of three or four."""
         if hop:
             return True
-        if check is None:
-            return False
-        if restates_question(state.question, j.draft_answer):
-            return True  # asked again, that name excluded, even with no new query
-        if not _follow_up(state):
+        if check is None or not _follow_up(state):
             return False
         if not grounded(state.question, j):
             return True

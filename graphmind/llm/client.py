@@ -14,7 +14,6 @@ from pydantic import BaseModel
 from graphmind.core.errors import LLMOutputError
 from graphmind.llm.base import Completion, LLMRequestError, Message, Provider
 from graphmind.llm.cache import ResponseCache, cache_key
-from graphmind.llm.grammar import with_exclusions
 from graphmind.llm.ledger import Ledger
 from graphmind.llm.parsing import OutputParseError, parse_output
 
@@ -72,16 +71,12 @@ class LLM:
         output: type[T],
         *,
         max_tokens: int | None = None,
-        avoid: dict[str, list[str]] | None = None,
     ) -> T:
         """Ask for an ``output`` instance; ``task`` names the ledger row and errors.
 
         ``max_tokens`` caps this call below the client's cap (a call whose output is
-        small by construction should not be able to run on to the general cap).
-        ``avoid`` names values string fields must not take ("Arnold Schwarzenegger" to
-        "Who married Arnold Schwarzenegger?"): a grammar-constrained provider excludes
-        them (ignoring case), others cannot; the caller checks what it gets."""
-        schema = with_exclusions(output_schema(output), avoid or {})
+        small by construction should not be able to run on to the general cap)."""
+        schema = output_schema(output)
         cap = min(max_tokens, self.max_tokens) if max_tokens else self.max_tokens
         key = cache_key(self.model_id, messages, schema, cap, self.temperature)
         if self.cache is not None:

@@ -7,7 +7,6 @@ the JSON schema, so a small model still answers with well-formed JSON.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
@@ -21,7 +20,6 @@ from graphmind.llm.base import (
     schema_instruction,
     with_instruction,
 )
-from graphmind.llm.grammar import excluded_values, exclusion_grammar, without_exclusions
 from graphmind.llm.models import known_model_for
 
 INSTALL_HINT = "install the local extra: pip install -e '.[local]'"
@@ -113,13 +111,9 @@ class LlamaCppProvider:
         (``schema_in_prompt``) because a small model otherwise does not know which
         fields to fill and tends to answer with empty lists.
         """
-        constraint: dict[str, Any] = {"response_format": {"type": "json_object"}}
+        response_format: dict[str, Any] = {"type": "json_object"}
         if schema is not None:
-            excluded = excluded_values(schema)
-            schema = without_exclusions(schema)
-            constraint["response_format"]["schema"] = grammar_schema(schema)
-            if excluded:
-                constraint = _excluding(constraint["response_format"]["schema"], excluded)
+            response_format["schema"] = grammar_schema(schema)
             if self.schema_in_prompt:
                 messages = with_instruction(messages, schema_instruction(schema))
         with self._lock:
@@ -127,9 +121,9 @@ class LlamaCppProvider:
             try:
                 response = llama.create_chat_completion(
                     messages=messages,
+                    response_format=response_format,
                     max_tokens=max_tokens,
                     temperature=temperature,
-                    **constraint,
                 )
             except ValueError as exc:  # e.g. the prompt exceeds the context window
                 raise LLMRequestError(f"llama.cpp refused the request: {exc}{_hint(exc)}") from exc
@@ -179,18 +173,6 @@ def grammar_schema(node: Any) -> Any:
     if isinstance(node, list):
         return [grammar_schema(v) for v in node]
     return node
-
-
-def _excluding(schema: dict[str, Any], excluded: dict[str, list[str]]) -> dict[str, Any]:
-    """The grammar argument for ``schema`` whose string properties must not take the
-    ``excluded`` values (the plain schema's grammar when the converter's rules are not
-    where ``exclusion_grammar`` expects them)."""
-    from llama_cpp import llama_grammar
-
-    text = exclusion_grammar(llama_grammar.json_schema_to_gbnf(json.dumps(schema)), excluded)
-    if text is None:
-        return {"response_format": {"type": "json_object", "schema": schema}}
-    return {"grammar": llama_grammar.LlamaGrammar.from_string(text, verbose=False)}
 
 
 def _hint(exc: ValueError) -> str:

@@ -28,7 +28,6 @@ from graphmind.llm.base import (
     schema_instruction,
     with_instruction,
 )
-from graphmind.llm.grammar import without_exclusions
 
 Mode = Literal["json_schema", "json_object", "plain"]
 _MODES: tuple[Mode, ...] = ("json_schema", "json_object", "plain")
@@ -110,11 +109,7 @@ class OpenAIProvider:
         max_tokens: int,
         temperature: float,
     ) -> Completion:
-        """One completion in the session's structured-output mode, falling back on HTTP 400.
-        Values a property must not take (``not``) are left out: servers differ on it, and
-        one that refused it would cost the session its structured-output mode."""
-        if schema is not None:
-            schema = without_exclusions(schema)
+        """One completion in the session's structured-output mode, falling back on HTTP 400."""
         with self._lock:
             mode = self.mode
         first_refusal: openai.BadRequestError | None = None
