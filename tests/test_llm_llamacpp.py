@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from graphmind.config import load_settings
 from graphmind.core.errors import LLMOutputError
@@ -73,3 +73,42 @@ def test_grammar_schema_drops_bounds_the_grammar_cannot_afford() -> None:
     assert "maxLength" not in str(bare) and "minLength" not in str(bare)
     assert bare["properties"]["summary"]["type"] == "string"
     assert bare["required"] == schema["required"]
+
+
+class Free(BaseModel):
+    query: str
+
+
+class Query(BaseModel):
+    query: str = Field(max_length=40)
+
+
+PASSAGE = (
+    "Lise Meitner was an Austrian-Swedish physicist who was one of those responsible for "
+    "the discovery of nuclear fission. She worked with Otto Hahn in Berlin for thirty "
+    "years, at the Kaiser Wilhelm Institute for Chemistry, and left Germany in 1938."
+)
+
+
+@pytest.mark.slow
+def test_the_local_model_keeps_a_string_within_its_max_length(tmp_path: Path) -> None:
+    """Told to copy a passage into a field, the model writes more than 40 characters;
+    with a 40-character bound it stops at 40 (kept while it writes, not by the grammar):
+    no token cap, no repair."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    settings = load_settings()
+    path = default_gguf_path(settings.model_path)
+    if path is None:
+        pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
+    llm = LLM(LlamaCppProvider(path, n_ctx=2048), cache=None, max_tokens=160)
+    asked = [
+        {
+            "role": "user",
+            "content": f"Copy this whole text, word for word, into the field query: {PASSAGE}",
+        }
+    ]
+    assert len(llm.structured("free", asked, Free).query) > 40
+    result = llm.structured("copy", asked, Query)
+    usage = llm.ledger.get("copy")
+    assert 30 <= len(result.query) <= 40
+    assert (usage.calls, usage.retries, usage.capped) == (1, 0, 0)

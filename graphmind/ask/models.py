@@ -44,9 +44,19 @@ class JudgedAnswer(BaseModel):
         return value
 
 
+MAX_CHECK_CHARS = 160
+
+
 class Check(BaseModel):
-    """The model's check of its own answer: is a link missing, and how to search for it."""
+    """The model's check of its own answer: is a link missing, and how to search for it.
+    Both texts are bounded (a small model copies a whole passage into the query, to the
+    token cap); a longer one from a backend that cannot bound it is cut."""
 
     complete: bool = False
-    missing: str = ""
-    query: str = ""
+    missing: str = Field(default="", max_length=MAX_CHECK_CHARS)
+    query: str = Field(default="", max_length=MAX_CHECK_CHARS)
+
+    @field_validator("missing", "query", mode="before")
+    @classmethod
+    def _cut(cls, value: Any) -> Any:
+        return value[:MAX_CHECK_CHARS] if isinstance(value, str) else value

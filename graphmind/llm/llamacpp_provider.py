@@ -7,8 +7,10 @@ the JSON schema, so a small model still answers with well-formed JSON.
 
 from __future__ import annotations
 
+import codecs
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from graphmind.llm.base import (
     schema_instruction,
     with_instruction,
 )
+from graphmind.llm.bounds import StringBounds, string_limits
 from graphmind.llm.models import known_model_for
 
 INSTALL_HINT = "install the local extra: pip install -e '.[local]'"
@@ -75,6 +78,8 @@ class LlamaCppProvider:
         self.model_id = gguf_model_id(model_path)
         self._llama: Any = None
         self._lock = threading.Lock()
+        self._token_chars: Any = None  # characters of each token, for the string bounds
+        self._quote: list[int] = []
 
     def _load(self) -> Any:
         """The loaded model (loading it on first use); call with the lock held."""
@@ -112,18 +117,24 @@ class LlamaCppProvider:
         fields to fill and tends to answer with empty lists.
         """
         response_format: dict[str, Any] = {"type": "json_object"}
+        limits: tuple[dict[str, int], dict[str, int]] = ({}, {})
         if schema is not None:
             response_format["schema"] = grammar_schema(schema)
+            limits = string_limits(schema)
             if self.schema_in_prompt:
                 messages = with_instruction(messages, schema_instruction(schema))
         with self._lock:
             llama = self._load()
+            bounded: dict[str, Any] = {}
+            if limits[0] or limits[1]:
+                bounded["logits_processor"] = [self._bounder(llama, StringBounds(*limits))]
             try:
                 response = llama.create_chat_completion(
                     messages=messages,
                     response_format=response_format,
                     max_tokens=max_tokens,
                     temperature=temperature,
+                    **bounded,
                 )
             except ValueError as exc:  # e.g. the prompt exceeds the context window
                 raise LLMRequestError(f"llama.cpp refused the request: {exc}{_hint(exc)}") from exc
@@ -137,6 +148,43 @@ class LlamaCppProvider:
             completion_tokens=int(usage.get("completion_tokens", 0)),
             model=self.model_id,
         )
+
+    def _bounder(self, llama: Any, bounds: StringBounds) -> Callable[[Any, Any], Any]:
+        """A logits processor that keeps the open string within its ``maxLength``: tokens
+        longer than the room left are kept out, and with no room left only the closing
+        quote may come (the grammar's bounds are left out; see ``grammar_schema``)."""
+        import numpy as np
+
+        if self._token_chars is None:
+            self._token_chars = np.array(
+                [
+                    len(llama.detokenize([t]).decode("utf-8", "replace"))
+                    for t in range(llama.n_vocab())
+                ]
+            )
+            self._quote = llama.tokenize(b'"', add_bos=False, special=False)
+        token_chars, quote = self._token_chars, self._quote
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        seen: list[int] = []  # the prompt's length, once known
+
+        def keep_bounds(input_ids: Any, scores: Any) -> Any:
+            if not seen:
+                seen.append(len(input_ids))
+            new = input_ids[seen[0] :]
+            if len(new):
+                bounds.feed(decoder.decode(llama.detokenize(list(new))))
+                seen[0] = len(input_ids)
+            room = bounds.room()
+            if room is None or len(quote) != 1 or len(scores) != len(token_chars):
+                return scores
+            if room <= 0:
+                scores[:] = -np.inf
+                scores[quote[0]] = 0.0
+            else:
+                scores[token_chars > room] = -np.inf
+            return scores
+
+        return keep_bounds
 
     def reset_context(self) -> None:
         """Forget the evaluated prompt, so the next call reuses no prefix (fair timing)."""
