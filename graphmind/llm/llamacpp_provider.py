@@ -202,7 +202,8 @@ class LlamaCppProvider:
 
 # Bounds that llama.cpp turns into repetition rules: a string of at most 1,500
 # characters becomes a grammar large enough to crash the sampler (measured: a
-# segmentation fault). Validation of the parsed output still enforces them. A small
+# segmentation fault), one of 160 makes each token ~20x slower. ``maxLength`` is kept
+# while the model writes instead (``_bounder``); validation still enforces them. A small
 # ``maxItems`` is kept: it is what stops a small model from repeating array items
 # until the token cap.
 _UNBOUNDED = ("maxLength", "minLength", "minItems", "pattern")
