@@ -21,6 +21,7 @@ from graphmind.ask.loop import (
     _supporting,
     better,
     bridge_hop,
+    first_hop,
     grade,
     question_entities,
     restates_question,
@@ -469,6 +470,72 @@ def test_a_hop_whose_answer_is_a_bridge_too_hops_again(
     assert asked == [chained, hop] and two.answer == "Port Ellis"
 
 
+def test_an_answer_that_is_no_bridge_asks_the_first_hop_then_the_rest(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """Round 1's answer is a guess from the wrong passage, no bridge: round 2 asks the
+    question's first hop (its description of the movie), round 3 the question with that
+    description replaced by round 2's answer. Round 2 answered a part of the question, so
+    it is never the answer; round 3's replaces the guess. With two rounds there is no
+    room for both hops: round 1 is checked as before."""
+    first = "What is the name of the movie by Aldo Vance?"
+    rest = "In which city was Silent Harbor shot?"
+    asked: list[str] = []
+
+    def guesses(messages: list[Message]) -> str:
+        if is_check(messages):
+            asked.append("check")
+            return json.dumps({"complete": True, "missing": "", "query": ""})
+        question = asked_question(messages).removeprefix("Question: ")
+        asked.append(question)
+        found = candidates_in(messages)
+        for said, cue, reply in (
+            (first, FIRST_HOP, "Silent Harbor"),
+            (rest, SECOND_HOP, "Port Ellis"),
+            (BRIDGED, "Mara Quill", "Dunmore"),
+        ):
+            if question == said:
+                cited = [n for n, t in found.items() if cue in t]
+                return json.dumps({"answer": reply, "citations": cited})
+        return json.dumps({"answer": "", "citations": [], "abstain": True})
+
+    decision = loop(corpus_store, tmp_path, guesses, max_rounds=3).ask(BRIDGED)
+    assert asked == [BRIDGED, first, rest]
+    assert [r.queries for r in decision.rounds] == [[BRIDGED], [BRIDGED, first], [BRIDGED, rest]]
+    assert decision.answer == "Port Ellis"
+    assert [c.title for c in decision.citations] == ["Silent Harbor"]
+    asked.clear()
+    two = loop(corpus_store, tmp_path / "two", guesses, max_rounds=2).ask(BRIDGED)
+    assert asked[:2] == [BRIDGED, "check"] and first not in asked
+    assert two.answer == "Dunmore"
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        (
+            "Who is the sibling of the actress who played Susan Walker in Miracle on 34th Street?",
+            "What is the name of the actress who played Susan Walker in Miracle on 34th Street?",
+        ),
+        (  # the clause's verb after the name: the clause runs to the question's end
+            "What is the seat of the county where Van Hook Township is located?",
+            "What is the name of the county where Van Hook Township is located?",
+        ),
+        (  # the clause's verb before the name: "play for" is the question's
+            "What league does the team that uses Dick's Sporting Goods Park play for?",
+            "What is the name of the team that uses Dick's Sporting Goods Park?",
+        ),
+        (  # a possessive name: what it owns is not known without passages
+            "Who owns the company that Study in Brown's record label belongs to?",
+            "",
+        ),
+        ("Who directed the film Jaws?", ""),  # the film is named: nothing to find first
+    ],
+)
+def test_first_hop(question: str, first: str) -> None:
+    assert first_hop(question) == first
+
+
 def _passage(title: str, text: str) -> Candidate:
     return Candidate(id=title, text=text, title=title, score=1.0, sources=[])
 
@@ -534,6 +601,30 @@ BETTANY = _passage("Paul Bettany", "Paul Bettany, who plays Vision, married Jenn
             "Brandi Carlile",
             [_passage("Give Up the Ghost", "Give Up the Ghost is by Brandi Carlile of The Story.")],
             "Who wrote the song The Story sung by Brandi Carlile?",
+        ),
+        (  # the description is the governor, not the law in its clause
+            "Who married the governor who passed a law in honor of Donda West?",
+            "Arnold Schwarzenegger",
+            [_passage("Kanye West", "Governor Arnold Schwarzenegger signed the Donda West Law.")],
+            "Who married Arnold Schwarzenegger?",
+        ),
+        (  # the clause's verb comes before the name: "play for" is the question's
+            "What league does the team that uses Dick's Sporting Goods Park play for?",
+            "Colorado Rapids",
+            [_passage("Dick's Sporting Goods Park", "The park is home to the Colorado Rapids.")],
+            "What league does Colorado Rapids play for?",
+        ),
+        (
+            "Where is the province that contains Maraveh Tappeh County located?",
+            "Golestan Province",
+            [_passage("Golestan Province", "Maraveh Tappeh County is in Golestan Province.")],
+            "Where is Golestan Province located?",
+        ),
+        (  # a time ("the end of") is no description a name replaces: the answer is final
+            "Who was the monarch at the end of the Siege of Valdor?",
+            "Queen Marra",
+            [_passage("Siege of Valdor", "The Siege of Valdor ended under Queen Marra.")],
+            "",
         ),
     ],
 )

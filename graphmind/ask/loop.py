@@ -89,7 +89,7 @@ class AskOptions:
     """The loop's knobs."""
 
     mode: Mode = "loop"
-    max_rounds: int = 2
+    max_rounds: int = 3
     checked_rounds: int = 1  # rounds whose answer is checked; later ones go on only for a hop
     k: int = 10  # the naive baseline's passages; round 1 shows these first
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k
@@ -124,11 +124,18 @@ class _State:
     checks: list[Check | None] = field(default_factory=list)  # per round
     asking: str = ""  # the question the next answer call asks: the question, or a next hop
     asked: list[str] = field(default_factory=list)  # per round, the question it asked
+    first: str = ""  # the first hop's question, once asked (``first_hop``)
 
     @property
     def hopping(self) -> bool:
-        """Whether the next answer call asks a next hop's question."""
+        """Whether the next answer call asks a next hop's question (or the first hop's)."""
         return self.asking != self.question
+
+    @property
+    def bridging(self) -> bool:
+        """Whether the next answer call asks a next hop's question about the last answer
+        (a bridge), not the first hop's."""
+        return self.hopping and self.asking != self.first
 
     def used(self) -> list[Candidate]:
         """Every candidate judged used, earliest round first, once."""
@@ -183,6 +190,8 @@ class AskLoop:
                 final = number == self.options.max_rounds
                 judgement = grade(state.question, found, reply, None)
                 hop = "" if final else self.hop(state, found, judgement)
+                if not hop and number == 1 and number + 2 <= self.options.max_rounds:
+                    hop = state.first = first_hop(state.question)
                 # a next hop goes on whatever a check would say: no check call for it
                 checked = not final and not hop and number <= self.options.checked_rounds
                 check = self.check(state, asked, reply) if checked else None
@@ -261,7 +270,7 @@ class AskLoop:
                 # before: they may hold the next hop, which the question's answer did not
                 hits = self.store.vector_search("Chunk", vectors[-1], self.options.follow_up)
                 nearest = [(h.id, h.similarity) for h in hits if h.id not in carried_ids]
-                if state.hopping:  # a next hop: the bridge's passages first
+                if state.bridging:  # a next hop: the bridge's passages first
                     about = self._about(state.rounds[-1].judgement.draft_answer, carried_ids)
                     nearest = about + [n for n in nearest if n[0] not in dict(about)]
                 fused = _vector_first(fused, nearest)
@@ -305,10 +314,12 @@ class AskLoop:
         last = state.rounds[-1].judgement.draft_answer if state.rounds else ""
         if not state.hopping and restates_question(state.question, last):
             cues.append(_asks_about(last))  # "Avery Brundage" to "... Avery Brundage is in?"
-        asked, reply = self._answer(state, found, [] if state.hopping else cues)
-        if state.hopping and restates_question(state.asking, reply.answer):
-            asked, reply = self._answer(state, found, [_asks_about(last)], notes_last=True)
-        reply.citations = [n for n in reply.citations if 1 <= n <= len(found)]
+        shown = _naming(found, last) if state.bridging else found
+        asked, reply = self._answer(state, shown, [] if state.hopping else cues)
+        if state.bridging and restates_question(state.asking, reply.answer):
+            asked, reply = self._answer(state, shown, [_asks_about(last)], notes_last=True)
+        index = {c.id: n for n, c in enumerate(found, start=1)}
+        reply.citations = [index[shown[n - 1].id] for n in reply.citations if 1 <= n <= len(shown)]
         if state.hopping:
             reply.citations = _recited(reply, found)
         return asked, reply
@@ -399,10 +410,16 @@ class AskLoop:
     def hop(self, state: _State, found: list[Candidate], j: Judgement) -> str:
         """The next hop's question (``bridge_hop``) of the round's answer (``j``, its grade
         before any check) when a passage it cites supports it, not asked before; "" when
-        there is none."""
+        there is none. The first hop's answer is a bridge of the question itself: the
+        question with the first hop's description replaced by it is asked next."""
         if not grounded(state.asking, j):
             return ""
-        hop = bridge_hop(state.asking, j.draft_answer, _used(found, j))
+        if state.hopping and not state.bridging:  # the first hop's answer
+            phrase = state.first.removeprefix(_FIRST_HOP).rstrip("?")
+            hop = state.question.replace(phrase, j.draft_answer, 1)
+            hop = "" if hop == state.question else hop
+        else:
+            hop = bridge_hop(state.asking, j.draft_answer, _used(found, j))
         return "" if hop.lower() in {q.lower() for q in state.queries} else hop
 
     def evolve(self, state: _State, j: Judgement) -> None:
@@ -461,7 +478,12 @@ class AskLoop:
         abstention (no round): a weak later round never throws away a supported earlier
         answer. Returns the chosen round, the answer and the passages it cites."""
         rounds = zip(state.rounds, state.asked, strict=True)
-        answered = [(r, asked) for r, asked in rounds if r.judgement.draft_answer]
+        # the first hop's round answers a part of the question, not the question
+        answered = [
+            (r, asked)
+            for r, asked in rounds
+            if r.judgement.draft_answer and not (state.first and asked == state.first)
+        ]
         if not answered:
             return None, ABSTAIN_ANSWER, []
         chosen = answered[0][0]
@@ -755,6 +777,10 @@ def restates(missing: str, question: str, answer: str) -> bool:
 
 
 _DETERMINERS = frozenset(["the", "a", "an"])
+# heads of descriptions that name a time, which a name cannot replace ("the end of WW2")
+_TIMES = frozenset(
+    ["end", "start", "beginning", "time", "middle", "height", "year", "day", "date", "era"]
+)
 _RELATIVE = frozenset(["who", "whom", "whose", "which", "that", "where", "when"])
 _LINKS = _RELATIVE | frozenset(
     ["of", "in", "on", "at", "by", "for", "from", "with", "behind", "to"]
@@ -762,6 +788,9 @@ _LINKS = _RELATIVE | frozenset(
 _CLAUSE_TAIL = 3  # words after the name that still end a relative clause
 _CONNECTORS = 2  # words without a stem ("in", "how", "a") that a name runs over
 _TOKEN = re.compile(r"\S+")
+_OWNED = 3  # words after a possessive name that a description keeps
+_POSSESSIVE = re.compile(r"['\u2019]s\W*$")
+_FIRST_HOP = "What is the name of "
 
 
 def _stem(token: str) -> str:
@@ -804,6 +833,7 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
     if re.search(r"\d", answer):  # a date or a number is not a bridge: "What is 1724 father?"
         return ""
     said_by = {c.id: _stems(_said(c)) for c in cited}
+    texts = [f" {normalize_answer(_said(c))} " for c in cited]
     about = set().union(*(said_by[c.id] for c in stating))
     said = set().union(*said_by.values())
     names = {s for e in question_entities(question) for s in _stems(e)}
@@ -811,24 +841,10 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
     words = [t.group(0) for t in tokens]
     stems = [_stem(w) for w in words]
     for anchor in (j for j, s in enumerate(stems) if s in names and s in about):
-        starts = [
-            i
-            for i in range(anchor - 1)
-            if words[i].lower() in _DETERMINERS and words[i + 1][:1].islower()
-        ]
-        if not starts:
+        start = _description_start(words, anchor)
+        if start is None:
             continue
-        start = starts[-1]  # the innermost phrase that runs to the name
-        if not any(w in _LINKS for w in words[start + 2 : anchor]):
-            continue  # "the song The Story": the name is the thing itself, not a link to it
-        end = _name_end(stems, anchor, names)
-        if any(w.lower() in _RELATIVE for w in words[start + 1 : anchor]):
-            # "... that Craig Westcarr played for": the clause's words the passages say
-            while end + 1 < len(words) and (not stems[end + 1] or stems[end + 1] in said):
-                end += 1
-            tail = words[end + 1 :]
-            if len(tail) <= _CLAUSE_TAIL and not any(w[:1].isupper() for w in tail):
-                end = len(words) - 1  # "... where Van Hook Township is located"
+        end = _description_end(words, stems, names, start, anchor, said, texts)
         # the passages that link the name to the answer must leave the rest unsaid
         linking = set().union(*(said_by[c.id] for c in stating if stems[anchor] in said_by[c.id]))
         if any(s and s not in linking for s in stems[:start] + stems[end + 1 :]):
@@ -837,6 +853,108 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
                 rest = words[end][-1]
             return f"{question[: tokens[start].start()]}{answer}{rest}"
     return ""
+
+
+def _description_start(words: list[str], anchor: int) -> int | None:
+    """Where the description that runs to the name at ``anchor`` starts: the innermost
+    noun phrase ("the county ...") before it, over a link word (not "the song The Story",
+    where the name is the thing itself); None when there is none."""
+    starts = [
+        i
+        for i in range(anchor - 1)
+        if words[i].lower() in _DETERMINERS
+        and words[i + 1][:1].islower()
+        and normalize_answer(words[i + 1]) not in _TIMES
+    ]
+    # not an indefinite phrase inside another's clause ("the governor who passed a law
+    # in honor of Donda West": the governor is the description, not the law)
+    starts = [
+        i
+        for i in starts
+        if words[i].lower() == "the"
+        or not any(w.lower() in _RELATIVE for w in words[starts[0] : i])
+    ]
+    if not starts or not any(w in _LINKS for w in words[starts[-1] + 2 : anchor]):
+        return None
+    return starts[-1]
+
+
+def _description_end(
+    words: list[str],
+    stems: list[str],
+    names: set[str],
+    start: int,
+    anchor: int,
+    said: set[str] | None = None,
+    texts: list[str] | None = None,
+) -> int:
+    """Where the description that starts at ``start`` and names the name at ``anchor``
+    ends: after the name, or after its relative clause's last words ("... where Van Hook
+    Township is located"), read with the passages' words when there are passages."""
+    end = _name_end(stems, anchor, names)
+    if texts and _POSSESSIVE.search(words[end]):  # "Study in Brown's record label", as
+        # the passages write it (not "Breakfast at Tiffany's win")
+        owner = end
+        while (
+            end + 1 < len(words)
+            and end - owner < _OWNED
+            and words[end + 1][:1].islower()
+            and _written(words[end : end + 2], texts)
+        ):
+            end += 1
+    relative = [i for i in range(start + 1, anchor) if words[i].lower() in _RELATIVE]
+    verb_first = relative and any(s and s not in names for s in stems[relative[-1] + 1 : anchor])
+    if verb_first:
+        # "the team that uses Dick's Sporting Goods Park play for": the clause ends with
+        # the name ("play for" is the question's), which runs on over a word the passages
+        # write after it ("Miracle on 34th street")
+        while end + 1 < len(words) and texts and _written(words[end : end + 2], texts):
+            end += 1
+    elif relative:
+        # "... that Craig Westcarr played for": the clause's words the passages say
+        while end + 1 < len(words) and said and (not stems[end + 1] or stems[end + 1] in said):
+            end += 1
+        tail = words[end + 1 :]
+        if len(tail) <= _CLAUSE_TAIL and not any(w[:1].isupper() for w in tail):
+            end = len(words) - 1  # "... where Van Hook Township is located"
+    return end
+
+
+def first_hop(question: str) -> str:
+    """The question's first hop, asked before the rest when the answer to the whole was
+    no bridge (self-ask's first step, found in the question's words, not by the model):
+    "Who is the sibling of the actress who played Susan Walker in Miracle on 34th
+    Street?" asks first "What is the name of the actress who played Susan Walker in
+    Miracle on 34th Street?". "" when no description runs to a name."""
+    names = {s for e in question_entities(question) for s in _stems(e)}
+    tokens = list(_TOKEN.finditer(question))
+    words = [t.group(0) for t in tokens]
+    stems = [_stem(w) for w in words]
+    for anchor in (j for j, s in enumerate(stems) if s in names):
+        start = _description_start(words, anchor)
+        if start is None:
+            continue
+        end = _description_end(words, stems, names, start, anchor)
+        if _POSSESSIVE.search(words[end]):
+            return ""  # "the company that Study in Brown's ...": what it owns is unknown
+        phrase = question[tokens[start].start() : tokens[end].end()].rstrip("?.!, ")
+        return f"{_FIRST_HOP}{phrase}?"
+    return ""
+
+
+def _naming(found: list[Candidate], bridge: str) -> list[Candidate]:
+    """The passages a next hop's answer call reads: those that name the bridge, whose
+    relation the hop asks for ("Home Alone Tonight ... duet with Karen Fairchild" for
+    "Luke Bryan"; not "Take Me Home Tonight" by Eddie Money, which a 1.5B answered from);
+    all of them when none does."""
+    naming = [c for c in found if grounding(bridge, [_said(c)]) == 1.0]
+    return naming or found
+
+
+def _written(words: list[str], texts: list[str]) -> bool:
+    """Whether a passage (normalised, space-padded) writes these words in a row."""
+    phrase = normalize_answer(" ".join(words))
+    return bool(phrase) and any(f" {phrase} " in t for t in texts)
 
 
 def _asks_about(name: str) -> str:
