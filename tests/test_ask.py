@@ -430,6 +430,31 @@ def test_a_bridge_answer_asks_the_question_that_remains_next(
     assert [c.title for c in decision.citations] == ["Silent Harbor"]
 
 
+def _by_question(
+    asked: list[str],
+    replies: list[tuple[str, str, str]],
+    matches: Callable[[str, str], bool],
+) -> Callable[[list[Message]], str]:
+    """A model that answers by the question asked: the first (said, cue, answer) whose
+    ``said`` matches it answers, citing the passages holding ``cue``; every check says
+    complete. Each question asked (or "check") is appended to ``asked``."""
+
+    def respond(messages: list[Message]) -> str:
+        if is_check(messages):
+            asked.append("check")
+            return json.dumps({"complete": True, "missing": "", "query": ""})
+        question = asked_question(messages).removeprefix("Question: ")
+        asked.append(question)
+        found = candidates_in(messages)
+        for said, cue, reply in replies:
+            if matches(said, question):
+                cited = [n for n, t in found.items() if cue in t]
+                return json.dumps({"answer": reply, "citations": cited})
+        return json.dumps({"answer": "", "citations": [], "abstain": True})
+
+    return respond
+
+
 def test_a_hop_whose_answer_is_a_bridge_too_hops_again(
     open_store: StoreFactory, tmp_path: Path
 ) -> None:
@@ -444,22 +469,15 @@ def test_a_hop_whose_answer_is_a_bridge_too_hops_again(
     store = built(open_store(), tmp_path, {**DOCS, "Port Ellis": town})
     asked: list[str] = []
 
-    def chain(messages: list[Message]) -> str:
-        if is_check(messages):
-            asked.append("check")
-            return json.dumps({"complete": True, "missing": "", "query": ""})
-        question = asked_question(messages).removeprefix("Question: ")
-        asked.append(question)
-        found = candidates_in(messages)
-        for said, cue, answer in (
+    chain = _by_question(
+        asked,
+        [
             ("Port Ellis", town, "Wexmoor County"),
             ("Silent Harbor", SECOND_HOP, "Port Ellis"),
             ("Aldo Vance", FIRST_HOP, "Silent Harbor"),
-        ):
-            if said in question:
-                cited = [n for n, t in found.items() if cue in t]
-                return json.dumps({"answer": answer, "citations": cited})
-        return json.dumps({"answer": "", "citations": [], "abstain": True})
+        ],
+        lambda said, question: said in question,
+    )
 
     decision = loop(store, tmp_path, chain, max_rounds=3).ask(chained)
     assert asked == [chained, hop, last]
@@ -482,22 +500,15 @@ def test_an_answer_that_is_no_bridge_asks_the_first_hop_then_the_rest(
     rest = "In which city was Silent Harbor shot?"
     asked: list[str] = []
 
-    def guesses(messages: list[Message]) -> str:
-        if is_check(messages):
-            asked.append("check")
-            return json.dumps({"complete": True, "missing": "", "query": ""})
-        question = asked_question(messages).removeprefix("Question: ")
-        asked.append(question)
-        found = candidates_in(messages)
-        for said, cue, reply in (
+    guesses = _by_question(
+        asked,
+        [
             (first, FIRST_HOP, "Silent Harbor"),
             (rest, SECOND_HOP, "Port Ellis"),
             (BRIDGED, "Mara Quill", "Dunmore"),
-        ):
-            if question == said:
-                cited = [n for n, t in found.items() if cue in t]
-                return json.dumps({"answer": reply, "citations": cited})
-        return json.dumps({"answer": "", "citations": [], "abstain": True})
+        ],
+        lambda said, question: said == question,
+    )
 
     decision = loop(corpus_store, tmp_path, guesses, max_rounds=3).ask(BRIDGED)
     assert asked == [BRIDGED, first, rest]
