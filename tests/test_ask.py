@@ -541,6 +541,16 @@ def test_an_answer_that_is_no_bridge_asks_the_first_hop_then_the_rest(
             "",
         ),
         ("Who directed the film Jaws?", ""),  # the film is named: nothing to find first
+        (  # a quoted title's words are the title's: its "by" links nothing
+            'What was the name of a woman from the book titled "Their Lives: The Women '
+            'Targeted by the Clinton Machine " and was also a former white house intern?',
+            "",
+        ),
+        (  # nor its "of": the description is the one outside the quotes
+            'Who directed the film "Story of a Love Affair" starring the actress who played '
+            "Susan Walker in Miracle on 34th Street?",
+            "What is the name of the actress who played Susan Walker in Miracle on 34th Street?",
+        ),
     ],
 )
 def test_first_hop(question: str, first: str) -> None:
@@ -635,6 +645,14 @@ BETTANY = _passage("Paul Bettany", "Paul Bettany, who plays Vision, married Jenn
             "Who was the monarch at the end of the Siege of Valdor?",
             "Queen Marra",
             [_passage("Siege of Valdor", "The Siege of Valdor ended under Queen Marra.")],
+            "",
+        ),
+        (  # the passage names the title's "Clinton", but the title's "by" links nothing:
+            # the woman is the answer, not a book the question goes on from
+            'Which woman from the book titled "Their Lives: The Women Targeted by the Clinton '
+            'Machine " was a White House intern?',
+            "Monica Lewinsky",
+            [_passage("Monica Lewinsky", "Monica Lewinsky, a White House intern, and Clinton.")],
             "",
         ),
     ],

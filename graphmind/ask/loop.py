@@ -858,11 +858,15 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
 def _description_start(words: list[str], anchor: int) -> int | None:
     """Where the description that runs to the name at ``anchor`` starts: the innermost
     noun phrase ("the county ...") before it, over a link word (not "the song The Story",
-    where the name is the thing itself); None when there is none."""
+    where the name is the thing itself); None when there is none. Words inside a quoted
+    title are the title's: "the book titled "... Targeted by the Clinton Machine"" has no
+    link to "Clinton"."""
+    quoted = _in_quotes(words)
     starts = [
         i
         for i in range(anchor - 1)
-        if words[i].lower() in _DETERMINERS
+        if i not in quoted
+        and words[i].lower() in _DETERMINERS
         and words[i + 1][:1].islower()
         and normalize_answer(words[i + 1]) not in _TIMES
     ]
@@ -874,9 +878,24 @@ def _description_start(words: list[str], anchor: int) -> int | None:
         if words[i].lower() == "the"
         or not any(w.lower() in _RELATIVE for w in words[starts[0] : i])
     ]
-    if not starts or not any(w in _LINKS for w in words[starts[-1] + 2 : anchor]):
+    if not starts or not any(
+        words[i] in _LINKS for i in range(starts[-1] + 2, anchor) if i not in quoted
+    ):
         return None
     return starts[-1]
+
+
+def _in_quotes(words: list[str]) -> set[int]:
+    """The positions of the words that lie inside quotation marks, the marks' own included."""
+    inside: set[int] = set()
+    open_ = False
+    for i, word in enumerate(words):
+        marks = sum(word.count(m) for m in _QUOTES)
+        if open_ or (marks and word[:1] in _QUOTES):
+            inside.add(i)
+        if marks % 2:
+            open_ = not open_
+    return inside
 
 
 def _description_end(
@@ -975,6 +994,7 @@ def _follow_up(state: _State) -> list[str]:
 _CONNECTOR = r"(?:of|de|del|da|di|du|la|le|van|von|der|den|the|and|&|on|upon|in)"
 _NAME = re.compile(rf"[A-Z0-9][\w'\u2019.-]*(?:\s+(?:{_CONNECTOR}\s+)*[A-Z0-9][\w'\u2019.-]*)*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_QUOTES = '"“”'
 _OPENERS = _STOPWORDS  # words left out where they open a run of capitalised words
 
 
