@@ -19,7 +19,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from graphmind.eval.datasets import MUSIQUE_QUESTIONS, default_data_root
+from graphmind.eval.datasets import MUSIQUE_QUESTIONS, default_data_root, load_dataset
 
 QUESTIONS = 292
 TUNED = (0, 140)  # (seed, limit) of the questions the rules were tuned on
@@ -27,9 +27,9 @@ CHECKED = (3642, 100)  # (seed, limit) of the questions they were checked on
 EXTRA = (7, 14)  # (seed, count) drawn from the checked ones to make 100
 
 
-def _sample(seed: int, count: int, population: list[int]) -> set[int]:
-    """What ``graphmind eval --seed --limit`` (and this script) draw."""
-    return set(random.Random(seed).sample(population, count))
+def _drawn(root: Path, seed: int, limit: int) -> set[str]:
+    """The ids ``graphmind eval musique --seed --limit`` asks."""
+    return {q.id for q in load_dataset("musique", root, limit=limit, seed=seed).questions}
 
 
 def _file(records: list[dict[str, Any]], chosen: list[int]) -> list[dict[str, Any]]:
@@ -49,15 +49,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("."), help="folder for the two files")
     args = parser.parse_args()
+    root = default_data_root()
     records: list[dict[str, Any]] = json.loads(
-        (default_data_root() / MUSIQUE_QUESTIONS).read_text(encoding="utf-8")
+        (root / MUSIQUE_QUESTIONS).read_text(encoding="utf-8")
     )
     if len(records) != QUESTIONS:
         raise SystemExit(f"expected {QUESTIONS} MuSiQue questions, found {len(records)}")
-    everyone = list(range(QUESTIONS))
-    checked = sorted(_sample(*CHECKED, everyone))
-    unseen = sorted(set(everyone) - _sample(*TUNED, everyone) - set(checked))
-    extra = _sample(EXTRA[0], EXTRA[1], checked)
+    tuned, checked_ids = _drawn(root, *TUNED), _drawn(root, *CHECKED)
+    checked = [i for i, r in enumerate(records) if r["id"] in checked_ids]
+    unseen = [i for i, r in enumerate(records) if r["id"] not in tuned | checked_ids]
+    extra = random.Random(EXTRA[0]).sample(checked, EXTRA[1])
     args.out.mkdir(parents=True, exist_ok=True)
     for name, chosen in (
         (f"musique-unseen-{len(unseen)}.json", unseen),
