@@ -521,6 +521,27 @@ def test_an_answer_that_is_no_bridge_asks_the_first_hop_then_the_rest(
     assert two.answer == "Dunmore"
 
 
+def test_a_supported_answer_that_is_no_bridge_is_checked_not_hopped(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """Round 1's answer is stated by the passage it cites and is no bridge: it may be the
+    answer, so it is checked as the next turn of its call, and the first hop is not asked
+    (on MuSiQue, hopping from such answers replaced right ones: "Bill Pullman" became
+    "Harvey Keitel")."""
+    first = "What is the name of the movie by Aldo Vance?"
+    asked: list[str] = []
+    stated = _by_question(
+        asked,
+        [(BRIDGED, "Port Ellis", "Port Ellis"), (first, FIRST_HOP, "Silent Harbor")],
+        lambda said, question: said == question,
+    )
+
+    decision = loop(corpus_store, tmp_path, stated, k=5, max_rounds=3).ask(BRIDGED)
+    assert decision.rounds[0].judgement.confidence == 1.0  # its cited passage states it
+    assert asked == [BRIDGED, "check"] and first not in asked
+    assert decision.answer == "Port Ellis" and len(decision.rounds) == 1
+
+
 @pytest.mark.parametrize(
     ("question", "first"),
     [

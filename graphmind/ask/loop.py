@@ -190,7 +190,7 @@ class AskLoop:
                 final = number == self.options.max_rounds
                 judgement = grade(state.question, found, reply, None)
                 hop = "" if final else self.hop(state, found, judgement)
-                if not hop and number == 1 and number + 2 <= self.options.max_rounds:
+                if not hop and number == 1 and self.first_hop_pays(state, judgement):
                     hop = state.first = first_hop(state.question)
                 # a next hop goes on whatever a check would say: no check call for it
                 checked = not final and not hop and number <= self.options.checked_rounds
@@ -406,6 +406,13 @@ class AskLoop:
         if not grounded(state.question, j):
             return True
         return not check.complete and not restates(check.missing, state.question, j.draft_answer)
+
+    def first_hop_pays(self, state: _State, j: Judgement) -> bool:
+        """Whether round 1 is followed by the question's first hop: when its answer (no
+        bridge) is not supported, and two more rounds fit. A supported answer may be the
+        answer: it is checked instead (on MuSiQue, hopping from such answers replaced
+        right ones: "Bill Pullman" became "Harvey Keitel")."""
+        return len(state.rounds) + 3 <= self.options.max_rounds and not grounded(state.question, j)
 
     def hop(self, state: _State, found: list[Candidate], j: Judgement) -> str:
         """The next hop's question (``bridge_hop``) of the round's answer (``j``, its grade
