@@ -521,25 +521,37 @@ def test_an_answer_that_is_no_bridge_asks_the_first_hop_then_the_rest(
     assert two.answer == "Dunmore"
 
 
-def test_a_supported_answer_that_is_no_bridge_is_checked_not_hopped(
+def test_a_supported_answer_that_is_no_bridge_is_checked_when_its_passage_links_it(
     corpus_store: GraphStore, tmp_path: Path
 ) -> None:
-    """Round 1's answer is stated by the passage it cites and is no bridge: it may be the
-    answer, so it is checked as the next turn of its call, and the first hop is not asked
-    (on MuSiQue, hopping from such answers replaced right ones: "Bill Pullman" became
-    "Harvey Keitel")."""
-    first = "What is the name of the movie by Aldo Vance?"
+    """Round 1's answer, no bridge, is stated by the passage it cites. When that passage
+    also names what the question names, the answer may be the answer: it is checked as
+    the next turn of its call, and the first hop is not asked (on MuSiQue, hopping from
+    such answers replaced right ones: "Bill Pullman" became "Harvey Keitel"). When it
+    names nothing the question names, the answer is still a guess, and the first hop is
+    asked ("1914", from Franz Ferdinand's passage, for the mother of Joseph Ferdinand)."""
+    linked = "In which city was the movie by Mara Quill shot?"
     asked: list[str] = []
     stated = _by_question(
         asked,
-        [(BRIDGED, "Port Ellis", "Port Ellis"), (first, FIRST_HOP, "Silent Harbor")],
-        lambda said, question: said == question,
+        [
+            (linked, "Mara Quill shot", "Dunmore"),
+            (BRIDGED, "Port Ellis", "Port Ellis"),
+            ("What is the name of the movie", "Aldo Vance", "Silent Harbor"),
+        ],
+        lambda said, question: question.startswith(said),
     )
+    assert first_hop(linked) == "What is the name of the movie by Mara Quill?"
 
-    decision = loop(corpus_store, tmp_path, stated, k=5, max_rounds=3).ask(BRIDGED)
-    assert decision.rounds[0].judgement.confidence == 1.0  # its cited passage states it
-    assert asked == [BRIDGED, "check"] and first not in asked
-    assert decision.answer == "Port Ellis" and len(decision.rounds) == 1
+    checked = loop(corpus_store, tmp_path, stated, k=5, max_rounds=3).ask(linked)
+    assert checked.rounds[0].judgement.confidence == 1.0  # its cited passage states it
+    assert asked == [linked, "check"]
+    assert checked.answer == "Dunmore" and len(checked.rounds) == 1
+
+    asked.clear()
+    guess = loop(corpus_store, tmp_path / "guess", stated, k=5, max_rounds=3).ask(BRIDGED)
+    assert guess.rounds[0].judgement.confidence == 1.0  # stated, but not about Aldo Vance
+    assert asked[:2] == [BRIDGED, "What is the name of the movie by Aldo Vance?"]
 
 
 @pytest.mark.parametrize(

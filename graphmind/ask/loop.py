@@ -190,7 +190,7 @@ class AskLoop:
                 final = number == self.options.max_rounds
                 judgement = grade(state.question, found, reply, None)
                 hop = "" if final else self.hop(state, found, judgement)
-                if not hop and number == 1 and self.first_hop_pays(state, judgement):
+                if not hop and number == 1 and self.first_hop_pays(state, found, judgement):
                     hop = state.first = first_hop(state.question)
                 # a next hop goes on whatever a check would say: no check call for it
                 checked = not final and not hop and number <= self.options.checked_rounds
@@ -407,12 +407,23 @@ class AskLoop:
             return True
         return not check.complete and not restates(check.missing, state.question, j.draft_answer)
 
-    def first_hop_pays(self, state: _State, j: Judgement) -> bool:
-        """Whether round 1 is followed by the question's first hop: when its answer (no
-        bridge) is not supported, and two more rounds fit. A supported answer may be the
-        answer: it is checked instead (on MuSiQue, hopping from such answers replaced
-        right ones: "Bill Pullman" became "Harvey Keitel")."""
-        return len(state.rounds) + 3 <= self.options.max_rounds and not grounded(state.question, j)
+    def first_hop_pays(self, state: _State, found: list[Candidate], j: Judgement) -> bool:
+        """Whether round 1 is followed by the question's first hop (two more rounds must
+        fit): unless its answer (no bridge) is supported by a cited passage that also
+        names what the question names. Such an answer may be the answer: it is checked
+        instead (hopping from them replaced right ones on MuSiQue: "Bill Pullman", from
+        the passage on A League of Their Own, became "Harvey Keitel"). A date stated by
+        a passage on someone else ("1914" for the mother of Joseph Ferdinand Leopold of
+        Bavaria, from Franz Ferdinand's) is still a guess."""
+        if len(state.rounds) + 3 > self.options.max_rounds:
+            return False
+        if not grounded(state.question, j):
+            return True
+        names = question_entities(state.question)
+        return not any(
+            states(j.draft_answer, [said]) and (not names or any(states(n, [said]) for n in names))
+            for said in (_said(c) for c in _used(found, j))
+        )
 
     def hop(self, state: _State, found: list[Candidate], j: Judgement) -> str:
         """The next hop's question (``bridge_hop``) of the round's answer (``j``, its grade
