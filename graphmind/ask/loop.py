@@ -408,13 +408,13 @@ class AskLoop:
         return not check.complete and not restates(check.missing, state.question, j.draft_answer)
 
     def first_hop_pays(self, state: _State, found: list[Candidate], j: Judgement) -> bool:
-        """Whether round 1 is followed by the question's first hop (two more rounds must
-        fit): unless its answer (no bridge) is supported by a cited passage that also
-        names what the question names. Such an answer may be the answer: it is checked
-        instead (hopping from them replaced right ones on MuSiQue: "Bill Pullman", from
-        the passage on A League of Their Own, became "Harvey Keitel"). A date stated by
-        a passage on someone else ("1914" for the mother of Joseph Ferdinand Leopold of
-        Bavaria, from Franz Ferdinand's) is still a guess."""
+        """Whether round 1 goes on to the question's first hop (two more rounds must
+        fit): yes, unless its answer (no bridge) is stated by a cited passage that also
+        names what the question names. Such an answer may be the answer, so it is
+        checked instead (hopping from them replaced right ones on MuSiQue: "Bill
+        Pullman", from the passage on A League of Their Own, became "Harvey Keitel"). A
+        date stated by a passage on someone else ("1914" for the mother of Joseph
+        Ferdinand Leopold of Bavaria, from Franz Ferdinand's) is still a guess."""
         if len(state.rounds) + 3 > self.options.max_rounds:
             return False
         if not grounded(state.question, j):
