@@ -10,10 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from graphmind.eval.datasets import MUSIQUE_QUESTIONS, EvalDataset, load_dataset
+from graphmind.eval.datasets import (
+    DATA_ENV,
+    MUSIQUE_QUESTIONS,
+    EvalDataset,
+    default_data_root,
+    load_dataset,
+)
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data"
+DATA = default_data_root()
 pytestmark = pytest.mark.skipif(
     not (DATA / MUSIQUE_QUESTIONS).is_file(), reason=f"no MuSiQue data under {DATA}"
 )
@@ -29,7 +35,7 @@ def test_holdout_files_leave_out_the_tuned_and_checked_samples(tmp_path: Path) -
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "GRAPHMIND_EVAL_DATA": str(DATA)},
+        env={**os.environ, DATA_ENV: str(DATA)},
         cwd=REPO,
     )
     assert done.returncode == 0, done.stderr[-3000:]
