@@ -255,34 +255,39 @@ def test_a_check_that_copies_its_prompts_example_does_not_go_on(
     assert decision.rounds[0].judgement.missing == ""
 
 
-def test_an_answer_copied_from_the_prompts_example_is_asked_again_without_it(
+def test_an_answer_copied_from_the_prompts_example_is_asked_again_as_a_next_turn(
     corpus_store: GraphStore, tmp_path: Path
 ) -> None:
     """The 1.5B answered "Graz" (the answer prompt example's answer) with every gold
-    passage shown; such an answer, stated by no passage, is asked again without the
-    example. An answer the passages state is not asked again."""
-    systems: list[str] = []
+    passage shown; such an answer, stated by no passage, is asked again as the next turn
+    of the same conversation (its first turns sent again unchanged, so llama.cpp reads
+    only the note). An answer the passages state is not asked again."""
+    asked: list[list[Message]] = []
 
     def copies(messages: list[Message]) -> str:
-        system = messages[0]["content"]
-        if system.startswith("You answer") and not is_check(messages):
-            systems.append(system)
-            if "Example." in system:
+        if messages[0]["content"].startswith("You answer") and not is_check(messages):
+            asked.append(messages)
+            if len(messages) == 2:
                 return json.dumps({"answer": "Graz", "citations": [1]})
         return responder(messages)
 
     decision = loop(corpus_store, tmp_path, copies, max_rounds=1).ask(QUESTION)
     assert decision.answer == "Silent Harbor"
-    assert len(systems) == 2 and "Graz" in systems[0] and "Graz" not in systems[1]
+    first, again = asked
+    assert again[0] == first[0] and "Graz" in first[0]["content"]  # the example stays
+    assert again[1]["content"].startswith(first[1]["content"])  # + the schema instruction
+    assert again[2]["role"] == "assistant" and json.loads(again[2]["content"])["answer"] == "Graz"
+    note = again[3]
+    assert note["role"] == "user" and '"Graz" is the answer of the example' in note["content"]
 
     def records(messages: list[Message]) -> str:
         if messages[0]["content"].startswith("You answer") and not is_check(messages):
-            systems.append(messages[0]["content"])
+            asked.append(messages)
         return responder(messages)
 
-    systems.clear()
+    asked.clear()
     plain = loop(corpus_store, tmp_path / "plain", records, max_rounds=1).ask(QUESTION)
-    assert plain.answer == "Silent Harbor" and len(systems) == 1
+    assert plain.answer == "Silent Harbor" and len(asked) == 1
 
 
 def test_a_weak_last_round_keeps_the_grounded_earlier_answer(

@@ -27,6 +27,7 @@ from graphmind.ask.models import MAX_CITATIONS, Answer, Check, JudgedAnswer
 from graphmind.ask.prompts import (
     answer_messages,
     check_messages,
+    example_copied_messages,
     example_text,
     judged_messages,
     prompt,
@@ -328,8 +329,9 @@ class AskLoop:
         self, state: _State, found: list[Candidate], cues: list[str], *, notes_last: bool = False
     ) -> tuple[list[dict[str, str]], Answer]:
         """One answer call for the question the round asks (``notes_last``: the cues
-        after the passages); asked again without the prompt's worked example when the
-        answer is the example's."""
+        after the passages); asked again, as its next turn, when the answer is the
+        prompt's worked example's. The conversation asked is returned (a check goes on
+        from it)."""
         asked = answer_messages(
             state.asking,
             found,
@@ -341,8 +343,8 @@ class AskLoop:
         )
         with self._timed(state, "llm"):
             reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
-        if copies_example(reply.answer, found, "answer"):  # asked again without the example
-            asked = without_example(asked)
+        if copies_example(reply.answer, found, "answer"):
+            asked = example_copied_messages(asked, reply)
             with self._timed(state, "llm"):
                 reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
         return asked, reply
@@ -355,7 +357,7 @@ class AskLoop:
         messages = check_messages(asked, reply, temporal=state.temporal)
         with self._timed(state, "llm"):
             out = self.llm.structured("check", messages, Check, max_tokens=CHECK_MAX_TOKENS)
-        shown = [m["content"] for m in asked if m["role"] == "user"]
+        shown = [m["content"] for m in asked if m["role"] == "user"][:1]  # the passages
         prompts = " ".join(
             [prompt("check"), *(m["content"] for m in asked if m["role"] == "system")]
         )

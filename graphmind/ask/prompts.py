@@ -143,18 +143,36 @@ def answer_messages(
 def check_messages(
     asked: list[dict[str, str]], answer: Answer, *, temporal: bool
 ) -> list[dict[str, str]]:
-    """The check of an answer, as the next turn of the conversation that produced it.
-
-    The first turns are exactly what the answer call sent, its schema instruction
-    included (the local provider puts it at the end of the last user turn), and the
-    answer is its compact JSON, as the model writes it: llama.cpp, or a server that
-    caches prompt prefixes, then reads only the new turn."""
-    shown = with_instruction(asked, schema_instruction(output_schema(Answer)))
+    """The check of an answer, as the next turn of the conversation that produced it
+    (see ``next_turn``)."""
     check = prompt("check")
     if temporal:
         check += "\nThe question is about time: a date counts only when a passage states it."
+    return next_turn(asked, answer, check)
+
+
+def example_copied_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:
+    """An answer call asked again, as the next turn of its conversation, when its answer
+    is the worked example's ("Graz") and no passage's. Asked again without the example
+    instead, the 1.5B read the whole prompt once more (20-30 s on 2 cores); as a next
+    turn it reads only the note."""
+    note = (
+        f'"{answer.answer}" is the answer of the example in the instructions, not one these '
+        "passages give. Answer the question from the passages, or abstain if they do not "
+        "answer it."
+    )
+    return next_turn(asked, answer, note)
+
+
+def next_turn(asked: list[dict[str, str]], answer: Answer, text: str) -> list[dict[str, str]]:
+    """The answer call's conversation with its answer and a new user turn. The first
+    turns are exactly what the call sent, its schema instruction included (the local
+    provider puts it at the end of the last user turn), and the answer is its compact
+    JSON, as the model writes it: llama.cpp, or a server that caches prompt prefixes,
+    then reads only the new turn."""
+    shown = with_instruction(asked, schema_instruction(output_schema(Answer)))
     return [
         *shown,
         {"role": "assistant", "content": answer.model_dump_json()},
-        {"role": "user", "content": check},
+        {"role": "user", "content": text},
     ]
