@@ -559,6 +559,55 @@ def test_a_supported_answer_that_is_no_bridge_is_checked_when_its_passage_links_
     assert asked[:2] == [BRIDGED, "What is the name of the movie by Aldo Vance?"]
 
 
+def test_a_question_about_someone_a_name_owns_asks_for_that_person_first(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """ "When did Margaret Verney's father die?": round 1 answers her own death year from
+    her passage, which states it and names her, so by the check rule it would stand; but
+    that passage is about the owner, not the father, so the first hop asks for the father
+    by name and round 3 asks when he died. A first hop that answers with the owner
+    again names no one to ask about."""
+    question = "When did Margaret Verney's father die?"
+    first = "What is the name of Margaret Verney's father?"
+    rest = "When did John Hay-Williams die?"
+    docs = {
+        "Margaret Verney": "Margaret Verney, the daughter of John Hay-Williams, died in 1930.",
+        "John Hay-Williams": "John Hay-Williams, a Welsh baronet, died in 1859.",
+        "Verney papers": "Margaret Verney's parent is named in the family papers.",
+    }
+    store = built(open_store(), tmp_path, docs)
+    asked: list[str] = []
+    model = _by_question(
+        asked,
+        [
+            (first, "daughter of John", "John Hay-Williams"),
+            (rest, "died in 1859", "1859"),
+            (question, "died in 1930", "1930"),
+        ],
+        lambda said, question: said == question,
+    )
+    decision = loop(store, tmp_path, model, max_rounds=3).ask(question)
+    assert asked == [question, first, rest]
+    assert decision.answer == "1859"
+    assert [c.title for c in decision.citations] == ["John Hay-Williams"]
+
+    # a first hop answered with the owner and a relation word names no one: like a
+    # first hop with no answer, it ends the loop ("When did Margaret Verney's parent
+    # die?" is not asked), and round 1's answer stands
+    asked.clear()
+    restated = _by_question(
+        asked,
+        [
+            (first, "family papers", "Margaret Verney's parent"),
+            (question, "died in 1930", "1930"),
+        ],
+        lambda said, question: said == question,
+    )
+    again = loop(store, tmp_path / "again", restated, max_rounds=3).ask(question)
+    assert asked == [question, first]
+    assert again.answer == "1930"
+
+
 @pytest.mark.parametrize(
     ("question", "first"),
     [
@@ -578,6 +627,15 @@ def test_a_supported_answer_that_is_no_bridge_is_checked_when_its_passage_links_
             "Who owns the company that Study in Brown's record label belongs to?",
             "",
         ),
+        (  # unless it is a person: the question asks through them
+            "When is Karl, Prince Of Leiningen's father's birthday?",
+            "What is the name of Karl, Prince Of Leiningen's father?",
+        ),
+        (
+            "Where was Anna Ross's maternal grandfather born?",
+            "What is the name of Anna Ross's maternal grandfather?",
+        ),
+        ("Who is Anna Ross's maternal grandfather?", ""),  # the person is all it asks
         ("Who directed the film Jaws?", ""),  # the film is named: nothing to find first
         (  # a quoted title's words are the title's: its "by" links nothing
             'What was the name of a woman from the book titled "Their Lives: The Women '

@@ -435,6 +435,8 @@ class AskLoop:
         if not grounded(state.asking, j):
             return ""
         if state.hopping and not state.bridging:  # the first hop's answer
+            if restates_question(state.first, j.draft_answer, _OWNED_PEOPLE):
+                return ""  # "Osbert Sitwell's brother" for his sibling names no one
             phrase = state.first.removeprefix(_FIRST_HOP).rstrip("?")
             hop = state.question.replace(phrase, j.draft_answer, 1)
             hop = "" if hop == state.question else hop
@@ -811,6 +813,49 @@ _TOKEN = re.compile(r"\S+")
 _OWNED = 3  # words after a possessive name that a description keeps
 _POSSESSIVE = re.compile(r"['\u2019]s\W*$")
 _FIRST_HOP = "What is the name of "
+# people a possessive name owns, through whom a question asks ("When did Margaret
+# Verney's father die?"), and the words before them ("maternal grandfather")
+_OWNED_PEOPLE = frozenset(
+    [
+        "father",
+        "mother",
+        "parent",
+        "husband",
+        "wife",
+        "spouse",
+        "partner",
+        "son",
+        "daughter",
+        "child",
+        "brother",
+        "sister",
+        "sibling",
+        "grandfather",
+        "grandmother",
+        "grandson",
+        "granddaughter",
+        "uncle",
+        "aunt",
+        "nephew",
+        "niece",
+        "cousin",
+        "stepfather",
+        "stepmother",
+        "father-in-law",
+        "mother-in-law",
+        "director",
+        "composer",
+        "performer",
+        "author",
+        "founder",
+        "creator",
+        "producer",
+        "writer",
+        "singer",
+    ]
+)
+_KIN_MODIFIERS = frozenset(["paternal", "maternal"])
+_OWNER_TAIL = re.compile(r"(['\u2019]s)?\W*$")  # "father's" and "father?" are "father"
 
 
 def _stem(token: str) -> str:
@@ -965,6 +1010,9 @@ def first_hop(question: str) -> str:
     "Who is the sibling of the actress who played Susan Walker in Miracle on 34th
     Street?" asks first "What is the name of the actress who played Susan Walker in
     Miracle on 34th Street?". "" when no description runs to a name."""
+    owned = owned_hop(question)
+    if owned:
+        return owned
     names = {s for e in question_entities(question) for s in _stems(e)}
     tokens = list(_TOKEN.finditer(question))
     words = [t.group(0) for t in tokens]
@@ -977,6 +1025,33 @@ def first_hop(question: str) -> str:
         if _POSSESSIVE.search(words[end]):
             return ""  # "the company that Study in Brown's ...": what it owns is unknown
         phrase = question[tokens[start].start() : tokens[end].end()].rstrip("?.!, ")
+        return f"{_FIRST_HOP}{phrase}?"
+    return ""
+
+
+def owned_hop(question: str) -> str:
+    """The first hop of a question about someone a name owns: "What is the name of
+    Margaret Verney's father?" for "When did Margaret Verney's father die?" (2Wiki's
+    usual form, which ``first_hop``'s descriptions do not cover); "" when the question
+    asks for no one so owned, or for no more than that person ("Who is Margaret Verney's
+    father?")."""
+    names = {s for e in question_entities(question) for s in _stems(e)}
+    tokens = list(_TOKEN.finditer(question))
+    words = [t.group(0) for t in tokens]
+    stems = [_stem(w) for w in words]
+    for anchor in (j for j, s in enumerate(stems) if s in names):
+        end = _name_end(stems, anchor, names)
+        if not _POSSESSIVE.search(words[end]):
+            continue
+        k = end + 1
+        while k < len(words) and words[k].lower() in _KIN_MODIFIERS:
+            k += 1
+        person = _OWNER_TAIL.sub("", words[k]) if k < len(words) else ""
+        if person.lower() not in _OWNED_PEOPLE:
+            return ""
+        phrase = question[tokens[anchor].start() : tokens[k].start()] + person
+        if not _stems(question.replace(phrase, " ", 1)) - names:
+            return ""
         return f"{_FIRST_HOP}{phrase}?"
     return ""
 
@@ -1031,14 +1106,15 @@ def question_entities(question: str) -> list[str]:
     return list(dict.fromkeys(e for e in found if normalize_answer(e)))
 
 
-def restates_question(question: str, answer: str) -> bool:
+def restates_question(question: str, answer: str, also: frozenset[str] = frozenset()) -> bool:
     """An "answer" that only repeats what the question names (a small model answering
-    "Avery Brundage" to "Who leads the organisation Avery Brundage belonged to?"); a
-    question offering a choice ("A or B?") is answered from its own words."""
+    "Avery Brundage" to "Who leads the organisation Avery Brundage belonged to?"), or
+    that and words from ``also``; a question offering a choice ("A or B?") is answered
+    from its own words."""
     if re.search(r"\bor\b", question, re.IGNORECASE):
         return False
     words = normalize_answer(answer).split()
-    return bool(words) and set(words) <= set(normalize_answer(question).split())
+    return bool(words) and set(words) <= set(normalize_answer(question).split()) | also
 
 
 def grounded(question: str, j: Judgement) -> bool:
