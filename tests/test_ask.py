@@ -23,6 +23,7 @@ from graphmind.ask.loop import (
     bridge_hop,
     first_hop,
     grade,
+    off_kind,
     question_entities,
     restates_question,
     states,
@@ -288,6 +289,51 @@ def test_an_answer_copied_from_the_prompts_example_is_asked_again_as_a_next_turn
     asked.clear()
     plain = loop(corpus_store, tmp_path / "plain", records, max_rounds=1).ask(QUESTION)
     assert plain.answer == "Silent Harbor" and len(asked) == 1
+
+
+def test_an_answer_of_the_wrong_kind_is_asked_again_as_a_next_turn(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """A yes/no question answered with a name ("Disney" to "Are Aladdin and Song of the
+    South produced by the same company?") is asked again as the next turn, with a note
+    that it asks yes or no; the answer then given stands."""
+    question = "Did Aldo Vance direct Silent Harbor?"
+    asked: list[list[Message]] = []
+
+    def names(messages: list[Message]) -> str:
+        if is_check(messages):
+            return json.dumps({"complete": True, "missing": "", "query": ""})
+        asked.append(messages)
+        answer = "Aldo Vance" if len(messages) == 2 else "yes"
+        cited = [n for n, t in candidates_in(messages).items() if "Aldo Vance directed" in t]
+        return json.dumps({"answer": answer, "citations": cited})
+
+    decision = loop(corpus_store, tmp_path, names, max_rounds=1).ask(question)
+    assert decision.answer == "yes"
+    first, again = asked
+    assert again[1]["content"].startswith(first[1]["content"])  # its first turns again
+    assert json.loads(again[2]["content"])["answer"] == "Aldo Vance"
+    assert (
+        again[3]["content"]
+        == 'The question asks yes or no, not "Aldo Vance": answer "yes" or "no".'
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "fits"),
+    [
+        ("Are Aladdin and Song of the South produced by the same company?", "Disney", False),
+        ("Are Aladdin and Song of the South produced by the same company?", "yes", True),
+        ("Was Jamie Curry or Alyaksey Vasilewski born first?", "1993", False),
+        ("Was Jamie Curry or Alyaksey Vasilewski born first?", "Jamie Curry", True),
+        ("Which opera has more acts, Parsifal or Manon?", "Manon", True),
+        ("Which opera has more acts, Parsifal or Manon?", "Wagner", False),
+        ("Who directed Jaws?", "Steven Spielberg", True),  # neither kind
+        ("Is it Paris?", "", True),  # an abstention has no kind
+    ],
+)
+def test_off_kind(question: str, answer: str, fits: bool) -> None:
+    assert (off_kind(question, answer) == "") is fits
 
 
 def test_a_weak_last_round_keeps_the_grounded_earlier_answer(

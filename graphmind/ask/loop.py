@@ -30,6 +30,7 @@ from graphmind.ask.prompts import (
     example_copied_messages,
     example_text,
     judged_messages,
+    next_turn,
     prompt,
     prompt_version,
     without_example,
@@ -345,6 +346,11 @@ class AskLoop:
             reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
         if copies_example(reply.answer, found, "answer"):
             asked = example_copied_messages(asked, reply)
+            with self._timed(state, "llm"):
+                reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
+        note = off_kind(state.asking, reply.answer)
+        if note:  # "Disney" to "Are Aladdin and Song of the South by the same company?"
+            asked = next_turn(asked, reply, note)
             with self._timed(state, "llm"):
                 reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
         return asked, reply
@@ -1104,6 +1110,34 @@ def question_entities(question: str) -> list[str]:
         if words:
             found.append(" ".join(words))
     return list(dict.fromkeys(e for e in found if normalize_answer(e)))
+
+
+# the verbs that open a yes/no question ("Are ...", "Did ...")
+_AUXILIARIES = frozenset(
+    ["is", "are", "was", "were", "do", "does", "did", "can", "could", "has", "have", "had"]
+)
+_CHOICE = re.compile(r"\bor\b", re.IGNORECASE)
+
+
+def off_kind(question: str, answer: str) -> str:
+    """The note for an answer of the wrong kind: not yes or no to a yes/no question
+    ("Disney" to "Are Aladdin and Song of the South produced by the same company?"),
+    or none of the names a choice offers ("1993" to "Was Jamie Curry or Alyaksey
+    Vasilewski born first?"); "" when the answer fits, or there is none."""
+    words = normalize_answer(answer).split()
+    first = question.split(maxsplit=1)[0].lower() if question.strip() else ""
+    if not words:
+        return ""
+    if _CHOICE.search(question) and ("," in question or first in _AUXILIARIES):
+        if set(words) & set(normalize_answer(question).split()) - _STOPWORDS:
+            return ""
+        return (
+            f'"{answer}" is not one of the names the question offers: answer with one of '
+            "them, or abstain."
+        )
+    if first in _AUXILIARIES and words not in (["yes"], ["no"]):
+        return f'The question asks yes or no, not "{answer}": answer "yes" or "no".'
+    return ""
 
 
 def restates_question(question: str, answer: str, also: frozenset[str] = frozenset()) -> bool:
