@@ -1145,7 +1145,7 @@ def restates_question(question: str, answer: str, also: frozenset[str] = frozens
     "Avery Brundage" to "Who leads the organisation Avery Brundage belonged to?"), or
     that and words from ``also``; a question offering a choice ("A or B?") is answered
     from its own words."""
-    if re.search(r"\bor\b", question, re.IGNORECASE):
+    if _CHOICE.search(question):
         return False
     words = normalize_answer(answer).split()
     return bool(words) and set(words) <= set(normalize_answer(question).split()) | also
