@@ -342,17 +342,19 @@ class AskLoop:
             budget_tokens=self.options.context_tokens,
             notes_last=notes_last,
         )
-        with self._timed(state, "llm"):
-            reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
+
+        def ask(messages: list[dict[str, str]]) -> Answer:
+            with self._timed(state, "llm"):
+                return self.llm.structured("answer", messages, Answer, max_tokens=ANSWER_MAX_TOKENS)
+
+        reply = ask(asked)
         if copies_example(reply.answer, found, "answer"):
             asked = example_copied_messages(asked, reply)
-            with self._timed(state, "llm"):
-                reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
+            reply = ask(asked)
         note = off_kind(state.asking, reply.answer)
         if note:  # "Disney" to "Are Aladdin and Song of the South by the same company?"
             asked = next_turn(asked, reply, note)
-            with self._timed(state, "llm"):
-                reply = self.llm.structured("answer", asked, Answer, max_tokens=ANSWER_MAX_TOKENS)
+            reply = ask(asked)
         return asked, reply
 
     def check(self, state: _State, asked: list[dict[str, str]], reply: Answer) -> Check:
@@ -883,6 +885,15 @@ def _name_end(stems: list[str], at: int, names: set[str]) -> int:
         end = k
 
 
+def _read_question(question: str) -> tuple[set[str], list[re.Match[str]], list[str], list[str]]:
+    """What the hop rules read in a question: the stems of the names it names, its
+    tokens, their words and each word's stem."""
+    names = {s for e in question_entities(question) for s in _stems(e)}
+    tokens = list(_TOKEN.finditer(question))
+    words = [t.group(0) for t in tokens]
+    return names, tokens, words, [_stem(w) for w in words]
+
+
 def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
     """The question that remains when the answer is a bridge (self-ask, without asking the
     model to decompose, which a 1.5B cannot): the question with a description replaced by
@@ -907,10 +918,7 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
     texts = [f" {normalize_answer(_said(c))} " for c in cited]
     about = set().union(*(said_by[c.id] for c in stating))
     said = set().union(*said_by.values())
-    names = {s for e in question_entities(question) for s in _stems(e)}
-    tokens = list(_TOKEN.finditer(question))
-    words = [t.group(0) for t in tokens]
-    stems = [_stem(w) for w in words]
+    names, tokens, words, stems = _read_question(question)
     for anchor in (j for j, s in enumerate(stems) if s in names and s in about):
         start = _description_start(words, anchor)
         if start is None:
@@ -1019,10 +1027,7 @@ def first_hop(question: str) -> str:
     owned = owned_hop(question)
     if owned:
         return owned
-    names = {s for e in question_entities(question) for s in _stems(e)}
-    tokens = list(_TOKEN.finditer(question))
-    words = [t.group(0) for t in tokens]
-    stems = [_stem(w) for w in words]
+    names, tokens, words, stems = _read_question(question)
     for anchor in (j for j, s in enumerate(stems) if s in names):
         start = _description_start(words, anchor)
         if start is None:
@@ -1041,10 +1046,7 @@ def owned_hop(question: str) -> str:
     usual form, which ``first_hop``'s descriptions do not cover); "" when the question
     asks for no one so owned, or for no more than that person ("Who is Margaret Verney's
     father?")."""
-    names = {s for e in question_entities(question) for s in _stems(e)}
-    tokens = list(_TOKEN.finditer(question))
-    words = [t.group(0) for t in tokens]
-    stems = [_stem(w) for w in words]
+    names, tokens, words, stems = _read_question(question)
     for anchor in (j for j, s in enumerate(stems) if s in names):
         end = _name_end(stems, anchor, names)
         if not _POSSESSIVE.search(words[end]):
