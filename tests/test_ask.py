@@ -683,6 +683,11 @@ def test_a_question_about_someone_a_name_owns_asks_for_that_person_first(
         ),
         ("Who is Anna Ross's maternal grandfather?", ""),  # the person is all it asks
         ("Who directed the film Jaws?", ""),  # the film is named: nothing to find first
+        (  # the name of a film is the film: what the question asks, not a hop before it
+            "What is the name of the 1999 film directed by Roman Polanski and starring his "
+            "wife Emmanuelle Seigner that was unsuccessful in North America?",
+            "",
+        ),
         (  # a quoted title's words are the title's: its "by" links nothing
             'What was the name of a woman from the book titled "Their Lives: The Women '
             'Targeted by the Clinton Machine " and was also a former white house intern?',

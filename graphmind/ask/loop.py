@@ -811,6 +811,9 @@ _DETERMINERS = frozenset(["the", "a", "an"])
 _TIMES = frozenset(
     ["end", "start", "beginning", "time", "middle", "height", "year", "day", "date", "era"]
 )
+# heads of descriptions that are the thing itself ("the name of the 1999 film ..."): the
+# question's own target, not a hop before it
+_ITSELF = frozenset(["name", "title"])
 _RELATIVE = frozenset(["who", "whom", "whose", "which", "that", "where", "when"])
 _LINKS = _RELATIVE | frozenset(
     ["of", "in", "on", "at", "by", "for", "from", "with", "behind", "to"]
@@ -937,9 +940,9 @@ def bridge_hop(question: str, answer: str, cited: list[Candidate]) -> str:
 def _description_start(words: list[str], anchor: int) -> int | None:
     """Where the description that runs to the name at ``anchor`` starts: the innermost
     noun phrase ("the county ...") before it, over a link word (not "the song The Story",
-    where the name is the thing itself); None when there is none. Words inside a quoted
-    title are the title's: "the book titled "... Targeted by the Clinton Machine"" has no
-    link to "Clinton"."""
+    where the name is the thing itself, nor "the name of ...", which is the thing); None
+    when there is none. Words inside a quoted title are the title's: "the book titled
+    "... Targeted by the Clinton Machine"" has no link to "Clinton"."""
     quoted = _in_quotes(words)
     starts = [
         i
@@ -957,8 +960,10 @@ def _description_start(words: list[str], anchor: int) -> int | None:
         if words[i].lower() == "the"
         or not any(w.lower() in _RELATIVE for w in words[starts[0] : i])
     ]
-    if not starts or not any(
-        words[i] in _LINKS for i in range(starts[-1] + 2, anchor) if i not in quoted
+    if (
+        not starts
+        or words[starts[-1] + 1].lower() in _ITSELF
+        or not any(words[i] in _LINKS for i in range(starts[-1] + 2, anchor) if i not in quoted)
     ):
         return None
     return starts[-1]
