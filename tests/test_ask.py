@@ -632,10 +632,22 @@ def test_a_question_about_someone_a_name_owns_asks_for_that_person_first(
         ],
         lambda said, question: said == question,
     )
-    decision = loop(store, tmp_path, model, max_rounds=3).ask(question)
+    shown: dict[str, list[str]] = {}
+
+    def model_seeing(messages: list[Message]) -> str:
+        if not is_check(messages):
+            said = asked_question(messages).removeprefix("Question: ")
+            shown[said] = sorted(re.findall(r"^\[\d+\] \(([^)]*)\)", messages[1]["content"], re.M))
+        return model(messages)
+
+    decision = loop(store, tmp_path, model_seeing, max_rounds=3).ask(question)
     assert asked == [question, first, rest]
     assert decision.answer == "1859"
     assert [c.title for c in decision.citations] == ["John Hay-Williams"]
+    # each hop reads the passages that name what it asks about: the first hop those
+    # naming Margaret Verney, the next those naming her father
+    assert shown[first] == ["Margaret Verney", "Verney papers"]
+    assert shown[rest] == ["John Hay-Williams", "Margaret Verney"]
 
     # a first hop answered with the owner and a relation word names no one: like a
     # first hop with no answer, it ends the loop ("When did Margaret Verney's parent

@@ -316,7 +316,14 @@ class AskLoop:
         last = state.rounds[-1].judgement.draft_answer if state.rounds else ""
         if not state.hopping and restates_question(state.question, last):
             cues.append(_asks_about(last))  # "Avery Brundage" to "... Avery Brundage is in?"
-        shown = _naming(found, last) if state.bridging else found
+        if state.bridging:
+            shown = _naming(found, [last])
+        elif state.hopping:  # the first hop: passages on what it names ("Anna Benson's")
+            shown = _naming(
+                found, [_OWNER_TAIL.sub("", e) for e in question_entities(state.asking)]
+            )
+        else:
+            shown = found
         asked, reply = self._answer(state, shown, [] if state.hopping else cues)
         if state.bridging and restates_question(state.asking, reply.answer):
             asked, reply = self._answer(state, shown, [_asks_about(last)], notes_last=True)
@@ -1069,12 +1076,12 @@ def owned_hop(question: str) -> str:
     return ""
 
 
-def _naming(found: list[Candidate], bridge: str) -> list[Candidate]:
-    """The passages a next hop's answer call reads: those that name the bridge, whose
-    relation the hop asks for ("Home Alone Tonight ... duet with Karen Fairchild" for
-    "Luke Bryan"; not "Take Me Home Tonight" by Eddie Money, which a 1.5B answered from);
-    all of them when none does."""
-    naming = [c for c in found if grounding(bridge, [_said(c)]) == 1.0]
+def _naming(found: list[Candidate], names: list[str]) -> list[Candidate]:
+    """The passages a hop's answer call reads: those that name what it asks about (the
+    bridge, whose relation the hop asks for: "Home Alone Tonight ... duet with Karen
+    Fairchild" for "Luke Bryan"; not "Take Me Home Tonight" by Eddie Money, which a 1.5B
+    answered from); all of them when none does."""
+    naming = [c for c in found if any(grounding(n, [_said(c)]) == 1.0 for n in names)]
     return naming or found
 
 
