@@ -307,7 +307,8 @@ class AskLoop:
 
     def read(self, state: _State, found: list[Candidate]) -> tuple[list[dict[str, str]], Answer]:
         """The answer call: a short answer and the passages it rests on. A next hop's
-        round asks the hop's own question (self-ask), with no notes; when the answer is
+        round asks the hop's own question (self-ask), with no notes, over the passages
+        that name the bridge (or, for the first hop, what it names); when the answer is
         only the name the hop asks about ("Who was married to Laura Knight?" answered
         "Laura Knight"), it is asked once more with a note saying so. A later round of the
         question itself gets the check's missing fact, and that note when the last answer
