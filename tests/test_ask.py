@@ -52,14 +52,18 @@ BRIDGED = "In which city was the movie by Aldo Vance shot?"  # "the movie by Ald
 FIRST_HOP, SECOND_HOP = "Aldo Vance directed", "Silent Harbor was recorded"
 
 
+# a passage as laid out in the judge/answer prompt: "[number] (title) text"
+_PASSAGE = re.compile(r"^\[(\d+)\] \(([^)]*)\) (.*)$", re.MULTILINE)
+
+
 def candidates_in(messages: list[Message]) -> dict[int, str]:
     """Candidate number -> passage text, as laid out in the judge/answer prompt."""
-    return {
-        int(n): text
-        for n, text in re.findall(
-            r"^\[(\d+)\] \([^)]*\) (.*)$", messages[1]["content"], re.MULTILINE
-        )
-    }
+    return {int(n): text for n, _, text in _PASSAGE.findall(messages[1]["content"])}
+
+
+def titles_in(messages: list[Message]) -> list[str]:
+    """The titles of the passages an answer call shows, in order."""
+    return [title for _, title, _ in _PASSAGE.findall(messages[1]["content"])]
 
 
 def is_check(messages: list[Message]) -> bool:
@@ -637,7 +641,7 @@ def test_a_question_about_someone_a_name_owns_asks_for_that_person_first(
     def model_seeing(messages: list[Message]) -> str:
         if not is_check(messages):
             said = asked_question(messages).removeprefix("Question: ")
-            shown[said] = sorted(re.findall(r"^\[\d+\] \(([^)]*)\)", messages[1]["content"], re.M))
+            shown[said] = sorted(titles_in(messages))
         return model(messages)
 
     decision = loop(store, tmp_path, model_seeing, max_rounds=3).ask(question)
