@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 REBUILD_HINT = (
-    "reinstall llama-cpp-python as the portable build: "
+    "reinstall llama-cpp-python as scripts/setup.sh builds it (AMX off; set "
+    "GRAPHMIND_LLAMA_CMAKE_ARGS to name fewer instruction sets): "
     "rm -f .venv/.llama-cpp-build && scripts/setup.sh local"
 )
 TIMEOUT_S = 300.0
