@@ -551,6 +551,12 @@ def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_
     type=click.Path(path_type=Path, dir_okay=False),
     help="Another question file in the dataset's format.",
 )
+@click.option(
+    "--subset",
+    **_knob(EvalOptions, "subset", "eval"),
+    help="Only the questions whose id starts with this: a LoCoMo conversation (conv-30), "
+    "MuSiQue's hop count (2hop).",
+)
 @click.option("--limit", type=click.IntRange(min=1), **_knob(EvalOptions, "limit", "eval"))
 @click.option(
     "--seed",
@@ -625,6 +631,7 @@ def eval_command(
     dataset: str | None,
     data_root: Path | None,
     questions: Path | None,
+    subset: str | None,
     limit: int | None,
     seed: int | None,
     configs: str | None,
@@ -658,6 +665,7 @@ def eval_command(
         dataset,
         data_root=data_root,
         questions=questions,
+        subset=subset,
         limit=limit,
         seed=seed,
         configs=None

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,13 @@ from conftest import asked_question, neo4j_settings, open_neo4j
 from graphmind.config import Settings
 from graphmind.core.errors import ConfigError
 from graphmind.embed.hashing import HashingEmbedder
+from graphmind.eval.carry import restore_record, save_record
 from graphmind.eval.datasets import load_dataset
 from graphmind.eval.records import QuestionResult, load_results
 from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, gold_among, run_eval
-from graphmind.factories import open_store
+from graphmind.factories import CACHE_FILE, open_store
 from graphmind.llm.base import Message
+from graphmind.llm.cache import ResponseCache
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 
@@ -248,3 +251,72 @@ def test_an_llm_extracted_corpus_gets_its_communities(
     with open_store(base) as store:
         counts = store.counts()
     assert counts["Entity"] > 0 and counts["Community"] > 0
+
+
+def test_a_subset_keeps_the_questions_whose_id_starts_with_it(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """``--subset``: a LoCoMo conversation or a MuSiQue hop count, without a question file
+    (whose path would bind the run to one machine)."""
+    assert [q.id for q in load_dataset("musique", FIXTURES, subset="3hop1").questions] == [
+        "3hop1__303_404_505"
+    ]
+    assert load_dataset("musique", FIXTURES, subset="2hop").questions[0].id == "2hop__101_202"
+    with pytest.raises(ConfigError, match="no musique question id starts with '3hop'"):
+        load_dataset("musique", FIXTURES, subset="3hop")  # up to a letter or digit: not 3hop1
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, configs=("vr",))
+    llm = scripted_llm(tmp_path / "llm.sqlite", responder)
+    run_eval(tmp_path / "run", replace(options, subset="2hop"), settings, llm=llm)
+    assert [r.question_id for r in load_results(tmp_path / "run")] == ["2hop__101_202"]
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["subset"] == "2hop"
+    assert "subset" not in options.identity()  # runs without one resume as before
+
+
+def test_a_run_carried_by_its_record_replays_its_memory_and_goes_on(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """A record (results and responses, no stores) restored on another machine: the
+    resumed run replays the recorded answers into fresh stores from the responses, so
+    the question left is asked with the memory the first run had."""
+    first = tmp_path / "first"
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, configs=("vr", "rg"))
+    embedder = HashingEmbedder(HASH_SPEC)
+    llm = scripted_llm(first / CACHE_FILE, responder)
+    run_eval(first, options, settings, llm=llm, embedder=embedder)
+    whole = {(r.config, r.question_id): r for r in load_results(first)}
+    last = max(r.position for r in whole.values())
+    assert any(r.profile_coverage > 0 for r in whole.values() if r.position == last)
+    # the record of a run interrupted before its last question
+    lines = (first / "results.jsonl").read_text().splitlines()
+    (first / "results.jsonl").write_text(
+        "".join(f"{line}\n" for line in lines if json.loads(line)["position"] != last)
+    )
+    record = tmp_path / "record"
+    with ResponseCache(first / CACHE_FILE) as cache:
+        responses = len(cache)
+    assert save_record(first, record) == responses > 0
+    assert not (record / "stores").exists()
+    second = tmp_path / "second"
+    assert restore_record(record, second) == responses
+    with pytest.raises(ConfigError, match="already holds results"):
+        restore_record(record, second)
+    said: list[str] = []
+    again = scripted_llm(second / CACHE_FILE, responder)
+    run_eval(second, options, settings, said.append, llm=again, embedder=embedder)
+    assert provider_of(again).calls == 0  # every answer came from the recorded responses
+    assert any("replayed 2 answers" in line for line in said)
+    resumed = {(r.config, r.question_id): r for r in load_results(second)}
+    assert resumed.keys() == whole.keys()
+    for key, result in resumed.items():
+        assert result.prediction == whole[key].prediction
+        assert result.profile_coverage == whole[key].profile_coverage  # the memory was there
+    for config in ("vr", "rg"):
+        with open_store(
+            settings.model_copy(
+                update={"store": f"falkordb-lite://{second / 'stores' / f'{config}.db'}"}
+            )
+        ) as store:
+            outcomes = store.run_text("MATCH (d:Decision) RETURN d.outcome AS o").records()
+        assert sorted(r["o"] for r in outcomes) == sorted(
+            "correct" if r.correct else "incorrect" for (c, _), r in whole.items() if c == config
+        )

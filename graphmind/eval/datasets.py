@@ -116,14 +116,17 @@ def load_dataset(
     limit: int | None = None,
     seed: int = 0,
     path: Path | None = None,
+    subset: str | None = None,
 ) -> EvalDataset:
     """Load a benchmark's questions and closed corpus.
 
     ``path`` replaces the question file: MuSiQue and HotpotQA then derive the corpus from
     that file's paragraphs (the way the shipped corpora were made), 2Wiki keeps the full
-    corpus and the file's questions whose gold passages it holds. ``limit``
-    keeps that many questions drawn with ``random.Random(seed)``, in file order; the
-    corpus stays whole (LoCoMo: the conversations the kept questions come from).
+    corpus and the file's questions whose gold passages it holds. ``subset`` keeps the
+    questions whose id starts with it, up to a letter or digit (``conv-30``: that LoCoMo
+    conversation; ``2hop``: MuSiQue's 2-hop questions). ``limit`` then keeps that many
+    questions drawn with ``random.Random(seed)``, in file order; the corpus stays whole
+    (LoCoMo: the conversations the kept questions come from).
     """
     loaders: dict[str, Callable[[Path, Path | None], _Loaded]] = {
         "musique": _load_musique,
@@ -144,7 +147,13 @@ def load_dataset(
     if not loaded.questions:
         files = ", ".join(str(p) for p in loaded.sources)
         raise BadInputError(f"no usable {key} question in {files}")
-    selected = _select(loaded.questions, limit, seed)
+    questions = loaded.questions
+    if subset is not None:
+        prefix = re.compile(re.escape(subset) + r"(?![0-9A-Za-z])")
+        questions = [q for q in questions if prefix.match(q.id)]
+        if not questions:
+            raise BadInputError(f"no {key} question id starts with {subset!r}")
+    selected = _select(questions, limit, seed)
     return EvalDataset(
         name=key,
         questions=selected,

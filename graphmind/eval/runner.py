@@ -90,6 +90,7 @@ class EvalOptions:
     dataset: str
     data_root: Path | None = None
     questions: Path | None = None  # another question file in the dataset's format
+    subset: str | None = None  # the questions whose id starts with this (e.g. conv-30)
     limit: int | None = 30
     seed: int = 0
     configs: tuple[str, ...] = DEFAULT_CONFIGS
@@ -106,7 +107,8 @@ class EvalOptions:
 
     def identity(self) -> dict[str, Any]:
         """What a run directory is bound to: resuming with other values is refused."""
-        return ({"store": self.store} if self.store else {}) | {
+        optional = {"store": self.store, "subset": self.subset}
+        return {k: v for k, v in optional.items() if v} | {
             "dataset": self.dataset,
             "questions": None if self.questions is None else str(self.questions),
             "limit": self.limit,
@@ -171,6 +173,7 @@ def run_eval(
         limit=options.limit,
         seed=options.seed,
         path=options.questions,
+        subset=options.subset,
     )
     _bind(run)
     from graphmind.factories import make_embedder, make_llm
@@ -197,6 +200,7 @@ def run_eval(
             stores = {
                 c: stack.enter_context(open_store(_store_settings(run, c))) for c in options.configs
             }
+            _replay(run, stores, embedder, llm, order)
             for position, question in enumerate(order):
                 # each question starts cold, as a user's does; the configurations after the
                 # first reuse its model context, as a real ask's later calls reuse its first
@@ -253,6 +257,45 @@ def _answer(
         f"[{position + 1}/{len(order)}] {config:8} {mark} "
         f"F1 {result.f1:.2f} {result.latency_ms / 1000:.1f}s {result.prediction[:60]!r}"
     )
+
+
+def _replay(
+    run: _Run,
+    stores: dict[str, GraphStore],
+    embedder: Embedder,
+    llm: LLM,
+    order: Sequence[EvalQuestion],
+) -> None:
+    """Bring each configuration's store up to its recorded answers. A run directory whose
+    stores are behind ``results.jsonl`` (they were lost, or the run was restored from a
+    record: results and response cache, no stores) asks the answers its stores lack again,
+    in the asking order, with gold feedback, so the memory is what the record says before
+    the run goes on. Those calls come from the response cache; the record's rows stay."""
+    recorded = [r for r in load_results(run.run_dir) if r.dataset == run.dataset.name]
+    for config, store in stores.items():
+        rows = sorted(
+            (r for r in recorded if r.config == config and r.error is None),
+            key=lambda r: r.position,
+        )
+        held = int(store.run("store/count_label", label="Decision")[0]["count"])
+        if held >= len(rows):
+            continue
+        run.say(f"{config}: its store holds {held} of {len(rows)} recorded answers; replaying")
+        asked = llm.ledger.total().calls
+        changed = 0
+        for row in rows[held:]:
+            question = order[row.position]
+            if question.id != row.question_id:
+                raise BadInputError(
+                    f"{run.run_dir}: recorded answer {row.question_id} is not question "
+                    f"{row.position + 1} of this run's order; use another --run-dir"
+                )
+            loop = AskLoop(store, embedder, llm, _ask_options(run.options, config))
+            changed += _ask(run, loop, config, row.position, question).prediction != row.prediction
+        run.say(
+            f"{config}: replayed {len(rows) - held} answers; {llm.ledger.total().calls - asked} "
+            f"calls asked the model (not in the cache), {changed} answers differ from the record"
+        )
 
 
 def _run_shared(
@@ -572,6 +615,8 @@ def _share(value: float | None) -> str:
 
 def _command(options: EvalOptions) -> str:
     parts = ["graphmind eval", options.dataset]
+    if options.subset is not None:
+        parts += ["--subset", options.subset]
     if options.limit is not None:
         parts += ["--limit", str(options.limit)]
     parts += ["--seed", str(options.seed), "--configs", ",".join(options.configs)]

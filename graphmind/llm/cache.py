@@ -12,6 +12,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -98,6 +99,43 @@ class ResponseCache:
                     time.time(),
                 ),
             )
+
+    def dump(self) -> Iterator[dict[str, Any]]:
+        """Every stored response as a plain row, by key (to carry a cache elsewhere)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, text, prompt_tokens, completion_tokens, model FROM responses "
+                "ORDER BY key"
+            ).fetchall()
+        for key, text, prompt_tokens, completion_tokens, model in rows:
+            yield {
+                "key": key,
+                "text": text,
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "model": model,
+            }
+
+    def load(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Store dumped rows, keeping any key already here; returns how many were new."""
+        added = 0
+        with self._lock:
+            self._db.execute("BEGIN")
+            for row in rows:
+                cursor = self._db.execute(
+                    "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        str(row["key"]),
+                        str(row["text"]),
+                        int(row["prompt_tokens"]),
+                        int(row["completion_tokens"]),
+                        str(row["model"]),
+                        time.time(),
+                    ),
+                )
+                added += cursor.rowcount
+            self._db.execute("COMMIT")
+        return added
 
     def __len__(self) -> int:
         with self._lock:
