@@ -28,13 +28,14 @@ def main() -> int:
     restore = sub.add_parser("restore", help="lay a record out as a run directory to resume")
     restore.add_argument("record", type=Path)
     restore.add_argument("run_dir", type=Path)
+    restore.add_argument("--data", type=Path, help="benchmark data folder (default: shared)")
     args = parser.parse_args()
     try:
         if args.action == "save":
             count = save_record(args.run_dir, args.record)
             print(f"{args.record}: {count} model responses")
         else:
-            count = restore_record(args.record, args.run_dir)
+            count = restore_record(args.record, args.run_dir, args.data)
             print(f"{args.run_dir}: {count} model responses restored; resume with graphmind eval")
     except GraphMindError as exc:
         print(f"error: {exc}", file=sys.stderr)

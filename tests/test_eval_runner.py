@@ -296,10 +296,13 @@ def test_a_run_carried_by_its_record_replays_its_memory_and_goes_on(
         responses = len(cache)
     assert save_record(first, record) == responses > 0
     assert not (record / "stores").exists()
+    recorded = (record / "results.jsonl").read_text()
+    question = load_dataset("musique", FIXTURES).questions[0]
+    assert question.id in recorded and question.question not in recorded  # no benchmark text
     second = tmp_path / "second"
-    assert restore_record(record, second) == responses
+    assert restore_record(record, second, FIXTURES) == responses
     with pytest.raises(ConfigError, match="already holds results"):
-        restore_record(record, second)
+        restore_record(record, second, FIXTURES)
     said: list[str] = []
     again = scripted_llm(second / CACHE_FILE, responder)
     run_eval(second, options, settings, said.append, llm=again, embedder=embedder)

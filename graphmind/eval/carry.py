@@ -2,7 +2,9 @@
 
 A record is what a run asked and answered (``run.json``, ``results.jsonl``,
 ``consistency.jsonl``) and the model's responses (the run's response cache, as gzipped
-JSON lines): a few hundred kilobytes where the stores are megabytes. Restored into a new
+JSON lines): a few hundred kilobytes where the stores are megabytes. It holds no benchmark
+text: each result names its question by id, and restoring reads the question and its gold
+answers from the dataset again (which the resumed run needs anyway). Restored into a new
 run directory, the next ``graphmind eval`` with the same options builds the corpus again,
 replays the recorded answers into each configuration's store from the responses (see
 ``runner._replay``), so the memory is what it was, and goes on with the questions left.
@@ -14,15 +16,18 @@ import gzip
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from graphmind.core.errors import BadInputError
+from graphmind.eval.datasets import load_dataset
 from graphmind.eval.records import RESULTS_FILE
 from graphmind.eval.runner import CONSISTENCY_FILE, RUN_FILE
 from graphmind.factories import CACHE_FILE
 from graphmind.llm.cache import ResponseCache
 
-RECORD_FILES = (RUN_FILE, RESULTS_FILE, CONSISTENCY_FILE)
+RECORD_FILES = (RUN_FILE, CONSISTENCY_FILE)  # copied as they are
 RESPONSES_FILE = "responses.jsonl.gz"
+DATA_FIELDS = ("question", "answers")  # the benchmark's own text, read from it on restore
 
 
 def save_record(run_dir: Path, dest: Path) -> int:
@@ -34,6 +39,8 @@ def save_record(run_dir: Path, dest: Path) -> int:
     for name in RECORD_FILES:
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, dest / name)
+    rows = [json.loads(line) for line in _lines(run_dir / RESULTS_FILE)]
+    _write_lines(dest / RESULTS_FILE, [_without_data(row) for row in rows])
     count = 0
     # mtime 0: saving the same responses twice writes the same bytes
     with (
@@ -47,18 +54,56 @@ def save_record(run_dir: Path, dest: Path) -> int:
     return count
 
 
-def restore_record(src: Path, run_dir: Path) -> int:
+def restore_record(src: Path, run_dir: Path, data_root: Path | None = None) -> int:
     """Lay the record in ``src`` out as a run directory to resume (one that holds no
-    results yet); returns how many model responses were new to its cache."""
+    results yet), its questions and gold answers read from the benchmark data under
+    ``data_root`` (default: the shared data); returns how many model responses were new
+    to its cache."""
     if not (src / RUN_FILE).is_file() or not (src / RESPONSES_FILE).is_file():
         raise BadInputError(f"{src} is not an evaluation record ({RUN_FILE} or {RESPONSES_FILE})")
     if (run_dir / RESULTS_FILE).is_file():
         raise BadInputError(f"{run_dir} already holds results; restore into a new run directory")
+    identity = json.loads((src / RUN_FILE).read_text(encoding="utf-8"))
+    questions = identity.get("questions")
+    dataset = load_dataset(
+        identity["dataset"],
+        data_root,
+        limit=identity.get("limit"),
+        seed=identity.get("seed", 0),
+        path=None if questions is None else Path(questions),
+        subset=identity.get("subset"),
+    )
+    asked = {q.id: q for q in dataset.questions}
+    rows = []
+    for row in (json.loads(line) for line in _lines(src / RESULTS_FILE)):
+        question = asked.get(row.get("question_id"))
+        if question is None:
+            raise BadInputError(
+                f"{src}: question {row.get('question_id')!r} is not in the run's "
+                f"{dataset.name} questions ({dataset.source})"
+            )
+        rows.append(row | {"question": question.question, "answers": question.answers})
     run_dir.mkdir(parents=True, exist_ok=True)
     for name in RECORD_FILES:
         if (src / name).is_file():
             shutil.copyfile(src / name, run_dir / name)
-    with gzip.open(src / RESPONSES_FILE, "rt", encoding="utf-8") as lines:
-        rows = (json.loads(line) for line in lines if line.strip())
-        with ResponseCache(run_dir / CACHE_FILE) as cache:
-            return cache.load(rows)
+    _write_lines(run_dir / RESULTS_FILE, rows)
+    with (
+        gzip.open(src / RESPONSES_FILE, "rt", encoding="utf-8") as lines,
+        ResponseCache(run_dir / CACHE_FILE) as cache,
+    ):
+        return cache.load(json.loads(line) for line in lines if line.strip())
+
+
+def _lines(path: Path) -> list[str]:
+    if not path.is_file():
+        return []
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+
+
+def _without_data(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in DATA_FIELDS}
