@@ -299,6 +299,15 @@ def test_a_run_carried_by_its_record_replays_its_memory_and_goes_on(
     recorded = (record / "results.jsonl").read_text()
     question = load_dataset("musique", FIXTURES).questions[0]
     assert question.id in recorded and question.question not in recorded  # no benchmark text
+    damaged = tmp_path / "damaged"
+    shutil.copytree(record, damaged)
+    whole_file = (damaged / "responses.jsonl.gz").read_bytes()
+    (damaged / "responses.jsonl.gz").write_bytes(whole_file[: len(whole_file) // 2])
+    with pytest.raises(ConfigError, match="is damaged"):
+        restore_record(damaged, tmp_path / "nothing", FIXTURES)
+    assert not (tmp_path / "nothing" / "results.jsonl").exists()
+    with ResponseCache(tmp_path / "nothing" / CACHE_FILE) as cache:
+        assert len(cache) == 0  # all or none
     second = tmp_path / "second"
     assert restore_record(record, second, FIXTURES) == responses
     with pytest.raises(ConfigError, match="already holds results"):

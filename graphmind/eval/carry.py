@@ -84,15 +84,19 @@ def restore_record(src: Path, run_dir: Path, data_root: Path | None = None) -> i
             )
         rows.append(row | {"question": question.question, "answers": question.answers})
     run_dir.mkdir(parents=True, exist_ok=True)
+    try:  # the responses first: a damaged record leaves no results to resume from
+        with (
+            gzip.open(src / RESPONSES_FILE, "rt", encoding="utf-8") as lines,
+            ResponseCache(run_dir / CACHE_FILE) as cache,
+        ):
+            added = cache.load(json.loads(line) for line in lines if line.strip())
+    except (OSError, EOFError, ValueError, KeyError, TypeError) as exc:
+        raise BadInputError(f"{src / RESPONSES_FILE} is damaged ({exc!r})") from None
     for name in RECORD_FILES:
         if (src / name).is_file():
             shutil.copyfile(src / name, run_dir / name)
     _write_lines(run_dir / RESULTS_FILE, rows)
-    with (
-        gzip.open(src / RESPONSES_FILE, "rt", encoding="utf-8") as lines,
-        ResponseCache(run_dir / CACHE_FILE) as cache,
-    ):
-        return cache.load(json.loads(line) for line in lines if line.strip())
+    return added
 
 
 def _lines(path: Path) -> list[str]:

@@ -117,23 +117,29 @@ class ResponseCache:
             }
 
     def load(self, rows: Iterable[Mapping[str, Any]]) -> int:
-        """Store dumped rows, keeping any key already here; returns how many were new."""
+        """Store dumped rows, keeping any key already here; returns how many were new.
+        All or none: a row that is not a dumped one (KeyError, ValueError, TypeError)
+        leaves the cache as it was."""
         added = 0
         with self._lock:
             self._db.execute("BEGIN")
-            for row in rows:
-                cursor = self._db.execute(
-                    "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        str(row["key"]),
-                        str(row["text"]),
-                        int(row["prompt_tokens"]),
-                        int(row["completion_tokens"]),
-                        str(row["model"]),
-                        time.time(),
-                    ),
-                )
-                added += cursor.rowcount
+            try:
+                for row in rows:
+                    cursor = self._db.execute(
+                        "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
+                        (
+                            str(row["key"]),
+                            str(row["text"]),
+                            int(row["prompt_tokens"]),
+                            int(row["completion_tokens"]),
+                            str(row["model"]),
+                            time.time(),
+                        ),
+                    )
+                    added += cursor.rowcount
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
             self._db.execute("COMMIT")
         return added
 
