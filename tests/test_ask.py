@@ -28,7 +28,7 @@ from graphmind.ask.loop import (
     restates_question,
     states,
 )
-from graphmind.ask.models import Answer
+from graphmind.ask.models import JUDGED_REASON_CHARS, Answer
 from graphmind.ask.retrieve import RetrieveOptions
 from graphmind.core.decision import Candidate, Decision, Round
 from graphmind.core.errors import LLMError
@@ -996,6 +996,33 @@ def test_judged_mode_keeps_the_models_verdicts_and_reasons(
     assert [c.title for c in decision.citations] == ["Aldo Vance"]
     # "Blue Fields" is the prompt example's book and no passage's: asked again without it
     assert len(systems) == 2 and "Blue Fields" in systems[0] and "Blue Fields" not in systems[1]
+
+
+def test_the_judged_call_bounds_its_verdicts_to_the_passages(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    """The schema allows one verdict per passage (the local grammar then closes the list:
+    the 1.5B had judged passages 11, 12, ... of 10 until the token cap and lost its
+    answer) and no confidence delta; a model that runs on anyway keeps its answer."""
+
+    def running_on(messages: list[Message]) -> str:
+        count = len(candidates_in(messages))
+        verdicts = [
+            {"ref": n, "verdict": "used", "reason": "names the movie " * 20}
+            for n in range(1, count + 6)
+        ]
+        return json.dumps({"verdicts": verdicts, "answer": "Silent Harbor"})
+
+    asking = loop(corpus_store, tmp_path, running_on, mode="judged")
+    decision = asking.ask(QUESTION)
+    (only,) = decision.rounds
+    schema = provider_of(asking.llm).schemas[-1]
+    assert schema is not None
+    assert schema["properties"]["verdicts"]["maxItems"] == len(only.candidates) == 3
+    assert "confidence_delta" not in json.dumps(schema)
+    assert decision.answer == "Silent Harbor"
+    assert [v.ref for v in only.judgement.verdicts] == [1, 2, 3]
+    assert all(len(v.reason) == JUDGED_REASON_CHARS for v in only.judgement.verdicts)
 
 
 def test_naive_mode_is_recorded_too(corpus_store: GraphStore, tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from graphmind.ask.models import MAX_CITATIONS, Answer, Check, JudgedAnswer
+from graphmind.ask.models import MAX_CITATIONS, Answer, Check, judged_answer
 from graphmind.ask.prompts import (
     answer_messages,
     check_messages,
@@ -73,7 +73,7 @@ EXPAND_ANCHORS = 3  # without used evidence, the last round's top candidates anc
 EVOLVE_CHUNKS = 3  # used chunks extracted at question time, per round
 ANSWER_MAX_TOKENS = 96  # a short answer and a few passage numbers
 CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
-VERDICT_TOKENS = 32  # one verdict with a short reason
+VERDICT_TOKENS = 40  # one judged verdict, its reason at most JUDGED_REASON_CHARS
 GROUNDED = 0.5  # share of the answer's words a cited passage must state
 FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after
 REASON_CHARS = 300  # a verdict's reason, cut
@@ -588,14 +588,15 @@ class AskLoop:
             budget_tokens=self.options.context_tokens,
         )
         cap = ANSWER_MAX_TOKENS + VERDICT_TOKENS * len(found)
+        output = judged_answer(len(found))  # one verdict per passage, then the answer
         with self._timed(state, "llm"):
-            out = self.llm.structured("judge", messages, JudgedAnswer, max_tokens=cap)
+            out = self.llm.structured("judge", messages, output, max_tokens=cap)
         if copies_example(out.answer, found, "judged"):  # asked again without the example
             with self._timed(state, "llm"):
                 out = self.llm.structured(
-                    "judge", without_example(messages), JudgedAnswer, max_tokens=cap
+                    "judge", without_example(messages), output, max_tokens=cap
                 )
-        verdicts = _one_verdict_per_candidate(out.verdicts, len(found))
+        verdicts = _one_verdict_per_candidate([v.as_verdict() for v in out.verdicts], len(found))
         used = [v.ref for v in verdicts if v.verdict == "used"]
         judgement = grade(
             state.question, found, Answer.model_construct(answer=out.answer, citations=used), None

@@ -3,11 +3,12 @@ this module)."""
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
-from graphmind.core.decision import Verdict
+from graphmind.core.decision import Verdict, verdict_word
 
 MAX_CITATIONS = 4
 
@@ -28,20 +29,62 @@ class Answer(BaseModel):
 
 
 MAX_VERDICTS = 32
+JUDGED_REASON_CHARS = 80  # "a few words why"; a longer one from an unbounded backend is cut
+
+
+# The judged call's verdict: a short reason and no confidence delta (the 1.5B wrote 0.0
+# for every passage, 8 tokens each). Its docstring is shown to the model in the schema.
+class JudgedVerdict(BaseModel):
+    """One passage's verdict: its number, used or rejected, and a few words why."""
+
+    ref: int = Field(ge=1)
+    verdict: Literal["used", "rejected"]
+    reason: str = Field(default="", max_length=JUDGED_REASON_CHARS)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict(cls, value: Any) -> Any:
+        return verdict_word(value)
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _cut(cls, value: Any) -> Any:
+        return value[:JUDGED_REASON_CHARS] if isinstance(value, str) else value
+
+    def as_verdict(self) -> Verdict:
+        """The verdict as the graph keeps it."""
+        return Verdict(ref=self.ref, verdict=self.verdict, reason=self.reason)
 
 
 class JudgedAnswer(BaseModel):
     """A verdict with a reason for every passage, and the answer from the used ones."""
 
-    verdicts: list[Verdict] = Field(default_factory=list, max_length=MAX_VERDICTS)
+    limit: ClassVar[int] = MAX_VERDICTS
+    verdicts: list[JudgedVerdict] = Field(default_factory=list, max_length=MAX_VERDICTS)
     answer: str = ""
 
     @field_validator("verdicts", mode="before")
     @classmethod
     def _verdicts(cls, value: Any) -> Any:
         if isinstance(value, list):
-            return value[:MAX_VERDICTS]
+            return value[: cls.limit]
         return value
+
+
+@cache
+def judged_answer(passages: int) -> type[JudgedAnswer]:
+    """``JudgedAnswer`` allowing one verdict per passage at most. The schema's
+    ``maxItems`` becomes the grammar's bound, which closes the list after the last
+    passage: without it the 1.5B went on judging passages 11, 12, ... of 10 until the
+    token cap and lost the answer that comes after the verdicts."""
+    count = min(passages, MAX_VERDICTS)
+    model = create_model(
+        "JudgedAnswer",
+        __base__=JudgedAnswer,
+        verdicts=(list[JudgedVerdict], Field(default_factory=list, max_length=count)),
+    )
+    model.limit = count
+    return model
 
 
 MAX_CHECK_CHARS = 160

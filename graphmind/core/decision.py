@@ -45,6 +45,17 @@ class Candidate:
     profile: str = ""  # its rendered evidence profile, when earlier correct decisions judged it
 
 
+def verdict_word(value: Any) -> str:
+    """A model's word for a verdict as "used" or "rejected" (other words pass through)."""
+    text = str(value).strip().lower()
+    return {
+        "use": "used",
+        "reject": "rejected",
+        "relevant": "used",
+        "irrelevant": "rejected",
+    }.get(text, text)
+
+
 class Verdict(BaseModel):
     """The judge's view of one candidate (``ref`` is the candidate's number, from 1)."""
 
@@ -56,13 +67,7 @@ class Verdict(BaseModel):
     @field_validator("verdict", mode="before")
     @classmethod
     def _verdict(cls, value: Any) -> Any:
-        text = str(value).strip().lower()
-        return {
-            "use": "used",
-            "reject": "rejected",
-            "relevant": "used",
-            "irrelevant": "rejected",
-        }.get(text, text)
+        return verdict_word(value)
 
     @field_validator("confidence_delta", mode="before")
     @classmethod
