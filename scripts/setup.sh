@@ -57,10 +57,11 @@ pip() {
     { grep -v "is ignored: it is neither a file nor a directory" || true; }
 }
 
-# Installs the llama-cpp-python wheel built for this CPU (no AMX). pip's own cache ignores CMAKE_ARGS
-# (a machine that once built the native wheel would get it back), so the wheel is
-# built with --no-cache-dir into a directory keyed by version and flags, and the
-# venv records which build it holds: a venv with another build gets this one.
+# Installs the llama-cpp-python wheel built for this CPU (no AMX). pip's own cache
+# ignores CMAKE_ARGS (a machine that once built the native wheel would get it back),
+# so the wheel is built with --no-cache-dir into a directory keyed by version and
+# flags, and the venv records which build it holds: a venv with another build gets
+# this one.
 install_llama() {
   local key dir marker
   key=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)

@@ -20,7 +20,7 @@ from typing import Any
 
 from graphmind.core.errors import BadInputError
 from graphmind.eval.datasets import load_dataset
-from graphmind.eval.records import RESULTS_FILE
+from graphmind.eval.records import RESULTS_FILE, QuestionResult, append_result, load_results
 from graphmind.eval.runner import CONSISTENCY_FILE, RUN_FILE
 from graphmind.factories import CACHE_FILE
 from graphmind.llm.cache import ResponseCache
@@ -39,8 +39,10 @@ def save_record(run_dir: Path, dest: Path) -> int:
     for name in RECORD_FILES:
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, dest / name)
-    rows = [json.loads(line) for line in _lines(run_dir / RESULTS_FILE)]
-    _write_lines(dest / RESULTS_FILE, [_without_data(row) for row in rows])
+    rows = [_without_data(r.to_json()) for r in load_results(run_dir)]  # a cut-off last line
+    (dest / RESULTS_FILE).write_text(  # of a killed run is left out, as a resume does
+        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), "utf-8"
+    )
     count = 0
     # mtime 0: saving the same responses twice writes the same bytes
     with (
@@ -74,15 +76,22 @@ def restore_record(src: Path, run_dir: Path, data_root: Path | None = None) -> i
         subset=identity.get("subset"),
     )
     asked = {q.id: q for q in dataset.questions}
-    rows = []
-    for row in (json.loads(line) for line in _lines(src / RESULTS_FILE)):
-        question = asked.get(row.get("question_id"))
-        if question is None:
-            raise BadInputError(
-                f"{src}: question {row.get('question_id')!r} is not in the run's "
-                f"{dataset.name} questions ({dataset.source})"
-            )
-        rows.append(row | {"question": question.question, "answers": question.answers})
+    results = []
+    path = src / RESULTS_FILE
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    for number, line in enumerate((line for line in text.splitlines() if line.strip()), 1):
+        try:
+            row = json.loads(line)
+            question = asked.get(row.get("question_id"))
+            if question is None:
+                raise BadInputError(
+                    f"{src}: question {row.get('question_id')!r} is not in the run's "
+                    f"{dataset.name} questions ({dataset.source})"
+                )
+            data = {"question": question.question, "answers": question.answers}
+            results.append(QuestionResult.from_json(row | data))
+        except (ValueError, AttributeError) as exc:  # JSONDecodeError is a ValueError
+            raise BadInputError(f"{path}, result {number}: not a result record ({exc})") from None
     run_dir.mkdir(parents=True, exist_ok=True)
     try:  # the responses first: a damaged record leaves no results to resume from
         with (
@@ -95,18 +104,9 @@ def restore_record(src: Path, run_dir: Path, data_root: Path | None = None) -> i
     for name in RECORD_FILES:
         if (src / name).is_file():
             shutil.copyfile(src / name, run_dir / name)
-    _write_lines(run_dir / RESULTS_FILE, rows)
+    for result in results:
+        append_result(run_dir, result)
     return added
-
-
-def _lines(path: Path) -> list[str]:
-    if not path.is_file():
-        return []
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
 
 
 def _without_data(row: dict[str, Any]) -> dict[str, Any]:
