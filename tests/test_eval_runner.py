@@ -63,7 +63,7 @@ def settings(tmp_path: Path) -> Settings:
 def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> None:
     run_dir = tmp_path / "run"
     llm = scripted_llm(run_dir / "llm.sqlite", responder)
-    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, consistency=1)
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, consistency=2)
     embedder = HashingEmbedder(HASH_SPEC)
     report = run_eval(run_dir, options, settings, llm=llm, embedder=embedder)
     results = load_results(run_dir)
@@ -114,6 +114,9 @@ def test_eval_runs_resumes_and_reports(tmp_path: Path, settings: Settings) -> No
     assert "McNemar" in text and "naive" in text and "full" in text
     data = json.loads((run_dir / "results.json").read_text())
     assert len(data["records"]) == 12 and data["consistency"][0]["runs"] == 3
+    # the probes go one configuration after another, so a cut-short run keeps whole pairs
+    probed = [c["config"] for c in data["consistency"]]
+    assert probed == [c for c in ("loop", "profiles") if c in DEFAULT_CONFIGS for _ in range(2)]
     # 9 gold passages over the 3 questions; Lionel Messi, Rosario and Parana River return
     assert data["meta"]["gold-passage reuse"] == "0.333"
     assert "| gold-passage reuse | 0.333 |" in text

@@ -587,8 +587,10 @@ def _consistency(
                 done[row["config"], row["question_id"]] = row["runs"]
     out: list[ConsistencyResult] = []
     pairs = [c for c in ("loop", "profiles", "vr", "rg", "rg-full") if c in stores]
-    for q in order[: run.options.consistency]:
-        for config in pairs:
+    # One configuration's probes after another: a run cut short keeps whole comparisons
+    # of the first ones (vr with rg) rather than a few probes of each.
+    for config in pairs:
+        for q in order[: run.options.consistency]:
             runs = done.get((config, q.id))
             if runs is None:
                 probe = replace(_ask_options(run.options, config), record=False)
