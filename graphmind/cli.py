@@ -603,6 +603,12 @@ def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_
     help="Temperature of the consistency runs.",
 )
 @click.option(
+    "--profile-reasons",
+    type=click.IntRange(min=0),
+    **_knob(EvalOptions, "profile_reasons", "eval"),
+    help="Top reasons an evidence profile quotes (0: verdict counts and reliability only).",
+)
+@click.option(
     "--run-dir",
     type=click.Path(path_type=Path, file_okay=False),
     help="Where the run lives (default: eval-runs/DATASET-nLIMIT-sSEED).",
@@ -642,6 +648,7 @@ def eval_command(
     consistency: int | None,
     consistency_runs: int | None,
     temperature: float | None,
+    profile_reasons: int | None,
     run_dir: Path | None,
     eval_store: str | None,
     compare: tuple[Path, Path] | None,
@@ -678,6 +685,7 @@ def eval_command(
         consistency=consistency,
         consistency_runs=consistency_runs,
         temperature=temperature,
+        profile_reasons=profile_reasons,
         store=eval_store,
     )
     from graphmind.cli_progress import make_progress

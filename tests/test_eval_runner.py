@@ -149,27 +149,36 @@ def test_rg_is_vanilla_rag_until_profiles_form(tmp_path: Path, settings: Setting
     current = {"config": ""}
     options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, configs=("vr", "rg"))
     embedder = HashingEmbedder(HASH_SPEC)
-    for config in ("vr", "rg"):  # one configuration at a time, each with its own store
-        current["config"] = config
+    # one configuration at a time, each with its own store; "bare" is rg quoting no reasons
+    for name, config, reasons in (("vr", "vr", 1), ("rg", "rg", 1), ("bare", "rg", 0)):
+        current["config"] = name
         llm = LLM(ScriptedProvider(recording), cache=None)
         run_eval(
-            run_dir / config,
-            EvalOptions(**{**options.__dict__, "configs": (config,)}),
+            run_dir / name,
+            replace(options, configs=(config,), profile_reasons=reasons),
             settings,
             llm=llm,
             embedder=embedder,
         )
-    vr, rg = prompts["vr"], prompts["rg"]
-    assert len(vr) == len(rg) == 3
+    vr, rg, bare = prompts["vr"], prompts["rg"], prompts["bare"]
+    assert len(vr) == len(rg) == len(bare) == 3
     results = {r.question_id: r for r in load_results(run_dir / "rg")}
     first = min(results.values(), key=lambda r: r.position)
     assert first.profile_coverage == 0.0
-    for a, b, r in zip(vr, rg, sorted(results.values(), key=lambda r: r.position), strict=True):
+    ordered = sorted(results.values(), key=lambda r: r.position)
+    for a, b, c, r in zip(vr, rg, bare, ordered, strict=True):
         if r.profile_coverage == 0.0:
-            assert a == b  # byte-identical without profiles
+            assert a == b == c  # byte-identical without profiles
         else:
             assert "[EVIDENCE PROFILE]" in b and "[EVIDENCE PROFILE]" not in a
+            # the same profiles without the quoted reasons
+            assert "Top reason" in b and "Top reason" not in c
+            assert c == re.sub(r' Top reason \((used|rejected), \d+/\d+\): "r"\.', "", b)
+    assert any(r.profile_coverage > 0 for r in ordered)
     assert all(r.verdicts for r in results.values())  # every passage judged
+    bound = json.loads((run_dir / "bare" / "run.json").read_text(encoding="utf-8"))
+    assert bound["profile_reasons"] == 0  # resuming "bare" with reasons is refused
+    assert "profile_reasons" not in json.loads((run_dir / "rg" / "run.json").read_text())
 
 
 @pytest.fixture

@@ -56,6 +56,7 @@ from graphmind.factories import open_store
 from graphmind.ingest.pipeline import BuildOptions, ExtractMode
 from graphmind.memory.decisions import final_verdicts
 from graphmind.memory.feedback import record_feedback
+from graphmind.memory.profiles import ProfileOptions
 from graphmind.memory.querytypes import cluster
 from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.store import GraphStore
@@ -104,11 +105,15 @@ class EvalOptions:
     consistency_runs: int = 3
     temperature: float = 0.7
     store: str | None = None  # one store the user runs, configurations in turn
+    # the top reasons a rendered evidence profile quotes (0: counts and reliability only)
+    profile_reasons: int = ProfileOptions.top_reasons
 
     def identity(self) -> dict[str, Any]:
         """What a run directory is bound to: resuming with other values is refused."""
-        optional = {"store": self.store, "subset": self.subset}
-        return {k: v for k, v in optional.items() if v} | {
+        optional: dict[str, Any] = {"store": self.store, "subset": self.subset}
+        if self.profile_reasons != ProfileOptions.top_reasons:  # runs before it stay valid
+            optional["profile_reasons"] = self.profile_reasons
+        return {k: v for k, v in optional.items() if v is not None and v != ""} | {
             "dataset": self.dataset,
             "questions": None if self.questions is None else str(self.questions),
             "limit": self.limit,
@@ -474,8 +479,12 @@ def _build_into(
 
 def _ask_options(options: EvalOptions, config: str) -> AskOptions:
     mode, memory = CONFIGS[config]
+    profiles = ProfileOptions(top_reasons=options.profile_reasons)
     return AskOptions(
-        mode=mode, max_rounds=options.max_rounds, k=options.k, memory=MemoryOptions(mode=memory)
+        mode=mode,
+        max_rounds=options.max_rounds,
+        k=options.k,
+        memory=MemoryOptions(mode=memory, profiles=profiles),
     )
 
 
