@@ -117,3 +117,12 @@ def test_errors_name_the_problem() -> None:
         parse_output('{"entities": [{"name": ["Marie"], "type": "person"}]}', Entities)
     with pytest.raises(OutputParseError):
         parse_output("", Entities)
+
+
+def test_raw_control_characters_inside_strings_are_kept() -> None:
+    """A small model writes a raw tab or newline inside a JSON string: whole or cut off,
+    the value is read (it used to escape as a JSONDecodeError)."""
+    whole = '{"title": "A\tB", "text": "line one\nline two"}'
+    assert parse_output(whole, Summary) == Summary(title="A\tB", text="line one\nline two")
+    cut = '{"entities": [{"name": "Marie\tCurie", "type": "person"}, {"name": "Pierre'
+    assert names(parse_output(cut, Entities)) == ["Marie\tCurie"]

@@ -14,7 +14,7 @@ import json
 import re
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -55,7 +55,8 @@ def iter_json(text: str) -> Iterator[Any]:
     yielded are not yielded again.
     """
     body = strip_reasoning(text)
-    decoder = json.JSONDecoder()
+    # strict=False: a raw tab or newline inside a string (small models write them) is kept
+    decoder = json.JSONDecoder(strict=False)
     for candidate in [*_fenced(body), body]:
         skip_to = 0
         tried = 0
@@ -69,12 +70,23 @@ def iter_json(text: str) -> Iterator[Any]:
                 value, skip_to = decoder.raw_decode(candidate, start)
             except json.JSONDecodeError:
                 repairs = [repair_json(candidate[start:], drop_partial=d) for d in (False, True)]
-                values = [json.loads(r) for r in dict.fromkeys(repairs) if r is not None]
+                values = _decoded(decoder, dict.fromkeys(r for r in repairs if r is not None))
                 if values:
                     yield from values
                     skip_to = len(candidate)
                 continue
             yield value
+
+
+def _decoded(decoder: json.JSONDecoder, texts: Iterable[str]) -> list[Any]:
+    """The values of those ``texts`` that decode (a repair can still be malformed)."""
+    values = []
+    for text in texts:
+        try:
+            values.append(decoder.decode(text))
+        except json.JSONDecodeError:
+            continue
+    return values
 
 
 def extract_json(text: str) -> Any:
