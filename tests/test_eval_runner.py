@@ -14,7 +14,7 @@ import pytest
 from buildkit import HASH_SPEC, provider_of, scripted_llm
 from conftest import asked_question, neo4j_settings, open_neo4j
 from graphmind.config import Settings
-from graphmind.core.errors import ConfigError
+from graphmind.core.errors import BadInputError, ConfigError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.eval.carry import restore_record, save_record
 from graphmind.eval.datasets import load_dataset
@@ -176,8 +176,8 @@ def test_rg_is_vanilla_rag_until_profiles_form(tmp_path: Path, settings: Setting
             assert c == re.sub(r' Top reason \((used|rejected), \d+/\d+\): "r"\.', "", b)
     assert any(r.profile_coverage > 0 for r in ordered)
     assert all(r.verdicts for r in results.values())  # every passage judged
-    bound = json.loads((run_dir / "bare" / "run.json").read_text(encoding="utf-8"))
-    assert bound["profile_reasons"] == 0  # resuming "bare" with reasons is refused
+    with pytest.raises(BadInputError, match="different profile_reasons"):
+        run_eval(run_dir / "bare", replace(options, configs=("rg",)), settings, embedder=embedder)
     assert "profile_reasons" not in json.loads((run_dir / "rg" / "run.json").read_text())
 
 

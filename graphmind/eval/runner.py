@@ -413,7 +413,7 @@ def _bind(run: _Run) -> None:
     if path.is_file():
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored != identity:
-            changed = sorted(k for k in identity if stored.get(k) != identity[k])
+            changed = sorted(k for k in stored | identity if stored.get(k) != identity.get(k))
             raise BadInputError(
                 f"{run.run_dir} holds another evaluation (different {', '.join(changed)}); "
                 "use another --run-dir"
