@@ -110,10 +110,11 @@ class EvalOptions:
 
     def identity(self) -> dict[str, Any]:
         """What a run directory is bound to: resuming with other values is refused."""
-        optional: dict[str, Any] = {"store": self.store, "subset": self.subset}
+        optional = {"store": self.store, "subset": self.subset}
+        bound: dict[str, Any] = {k: v for k, v in optional.items() if v}
         if self.profile_reasons != ProfileOptions.top_reasons:  # runs before it stay valid
-            optional["profile_reasons"] = self.profile_reasons
-        return {k: v for k, v in optional.items() if v is not None and v != ""} | {
+            bound["profile_reasons"] = self.profile_reasons
+        return bound | {
             "dataset": self.dataset,
             "questions": None if self.questions is None else str(self.questions),
             "limit": self.limit,
