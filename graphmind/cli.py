@@ -626,6 +626,12 @@ def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_
     help="Compare two finished runs instead (RUN_A RUN_B).",
 )
 @click.option(
+    "--retrieval-only",
+    is_flag=True,
+    help="Measure retrieval alone, no LLM: recall@k of every retriever's list and of the "
+    "list round 1 shows (retrieval.json in the run).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
@@ -652,6 +658,7 @@ def eval_command(
     run_dir: Path | None,
     eval_store: str | None,
     compare: tuple[Path, Path] | None,
+    retrieval_only: bool,
     as_json: bool,
 ) -> None:
     """Evaluate on a benchmark: EM/F1, recall@k, memory's dose-response, cost, baselines."""
@@ -691,6 +698,21 @@ def eval_command(
     from graphmind.cli_progress import make_progress
 
     target = run_dir or Path("eval-runs") / f"{dataset}-n{options.limit}-s{options.seed}"
+    if retrieval_only:
+        from graphmind.eval.retrieval import format_table, run_retrieval
+
+        with make_progress(err, enabled=not as_json) as progress:
+            measured = run_retrieval(
+                target,
+                options,
+                config,
+                (lambda _line: None)
+                if as_json
+                else (lambda line: err.print(line, highlight=False)),
+                progress=progress,
+            )
+        click.echo(json.dumps(measured, indent=2) if as_json else format_table(measured))
+        return
     with make_progress(err, enabled=not as_json) as progress:
         report = run_eval(
             target,

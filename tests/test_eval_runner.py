@@ -344,3 +344,40 @@ def test_a_run_carried_by_its_record_replays_its_memory_and_goes_on(
         assert sorted(r["o"] for r in outcomes) == sorted(
             "correct" if r.correct else "incorrect" for (c, _), r in whole.items() if c == config
         )
+
+
+def test_retrieval_only_measures_every_list_without_an_llm(
+    tmp_path: Path, settings: Settings
+) -> None:
+    from graphmind.eval.retrieval import RETRIEVAL_FILE, ROUND1, format_table, run_retrieval
+
+    run_dir = tmp_path / "run"
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=10)
+    embedder = HashingEmbedder(HASH_SPEC)
+    result = run_retrieval(run_dir, options, settings, embedder=embedder)
+    lists = result["lists"]
+    assert {"vector:chunk", "text:chunk", "fused:all", ROUND1} <= set(lists)
+    assert "graph:ppr" not in lists  # a chunk-only corpus: no graph to walk
+    # round 1 shows naive's top k (10) when there is no graph
+    assert _recalls(lists)[ROUND1] == _recalls(lists)["vector:chunk"]
+    for values in lists.values():
+        assert all(0.0 <= values[f"recall@{k}"] <= 1.0 for k in (2, 5, 10))
+    assert lists["vector:chunk"]["recall@10"] > 0  # the slice's gold is findable
+    assert result["questions"] == 3 and set(result["by_category"]) <= {"2hop", "3hop", "4hop"}
+    assert json.loads((run_dir / RETRIEVAL_FILE).read_text(encoding="utf-8")) == result
+    assert "vector:chunk" in format_table(result)
+    # the run directory keeps its build: a second run measures the same store again
+    built = (run_dir / "stores" / "base.db").stat().st_mtime_ns
+    again = run_retrieval(run_dir, options, settings, embedder=embedder)["lists"]
+    assert _recalls(again) == _recalls(lists)
+    assert (run_dir / "stores" / "base.db").stat().st_mtime_ns >= built
+    with pytest.raises(BadInputError, match="another evaluation"):
+        run_retrieval(run_dir, replace(options, k=4), settings, embedder=embedder)
+
+
+def _recalls(lists: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """The recall cells of each list (the search times differ from run to run)."""
+    return {
+        name: {k: v for k, v in cells.items() if k.startswith("recall")}
+        for name, cells in lists.items()
+    }

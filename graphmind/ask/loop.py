@@ -35,7 +35,14 @@ from graphmind.ask.prompts import (
     prompt_version,
     without_example,
 )
-from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
+from graphmind.ask.retrieve import (
+    FirstList,
+    RetrieveOptions,
+    candidates,
+    first_round,
+    fuse,
+    rank_lists,
+)
 from graphmind.ask.retrievers import RETRIEVERS, TEXT_CHUNK, VECTOR_CHUNK
 from graphmind.core.decision import (
     Candidate,
@@ -95,6 +102,7 @@ class AskOptions:
     checked_rounds: int = 1  # rounds whose answer is checked; later ones go on only for a hop
     k: int = 10  # the naive baseline's passages; round 1 shows these first
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k
+    first: FirstList = "fused"  # round 1's first k: see ``first_round``
     follow_up: int = 6  # later rounds: new candidates beside the cited ones
     context_tokens: int = 2500
     expand: bool = True
@@ -265,9 +273,12 @@ class AskLoop:
             exclude = state.rejected() | carried_ids
             width = state.k + self.options.extra
             fused = [f for f in fuse(lists, FUSE_ALL) if f[0] not in exclude]
-            if not state.rounds:  # the naive baseline's passages first, in its order
+            if not state.rounds:  # the list that measures best first (naive's top-k
+                # when the store has no graph: round 1 then sends naive's prompt)
                 hits = self.store.vector_search("Chunk", vectors[0], state.k)
-                fused = _vector_first(fused, [(h.id, h.similarity) for h in hits])
+                near = {h.id: h.similarity for h in hits}
+                head = first_round(lists[0], list(near), state.k, self.options.first)
+                fused = _vector_first(fused, [(c, near.get(c, 0.0)) for c in head])
             else:  # the follow-up's own nearest passages first, even ones shown uncited
                 # before: they may hold the next hop, which the question's answer did not
                 hits = self.store.vector_search("Chunk", vectors[-1], self.options.follow_up)
@@ -1260,8 +1271,9 @@ def states(answer: str, texts: list[str]) -> bool:
 def _vector_first(
     fused: list[tuple[str, float, list[str]]], head: list[tuple[str, float]]
 ) -> list[tuple[str, float, list[str]]]:
-    """The fused list with the naive baseline's vector hits first, in its order (the
-    same search naive runs, so round 1 sends naive's prompt when nothing is added)."""
+    """The fused list with ``head`` first, in its order: round 1's first list (naive's
+    vector hits on a store without a graph, so round 1 then sends naive's prompt), or a
+    later round's nearest passages."""
     by_id = {f[0]: f for f in fused}
     first = [by_id.get(c, (c, score, [VECTOR_CHUNK])) for c, score in head]
     ids = {c for c, _ in head}

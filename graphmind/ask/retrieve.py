@@ -11,15 +11,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Literal
 
-from graphmind.ask.retrievers import RETRIEVERS, Query, Ranking, RetrieveOptions
+from graphmind.ask.retrievers import (
+    GRAPH_PPR,
+    RETRIEVERS,
+    VECTOR_CHUNK,
+    Query,
+    Ranking,
+    RetrieveOptions,
+)
 from graphmind.core.decision import Candidate
 from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
 from graphmind.store.base import GraphStore
 
-__all__ = ["RetrieveOptions", "candidates", "fuse", "rank_lists"]
+__all__ = ["FirstList", "RetrieveOptions", "candidates", "first_round", "fuse", "rank_lists"]
 
 RRF_K = 60  # reciprocal rank fusion's constant: a list's rank r scores 1 / (RRF_K + r)
+FirstList = Literal["vector", "graph", "fused"]
 
 
 def rank_lists(
@@ -81,3 +90,15 @@ def candidates(
             )
         )
     return out
+
+
+def first_round(lists: dict[str, Ranking], nearest: Ranking, k: int, first: FirstList) -> Ranking:
+    """The ``k`` chunks round 1 shows first: the chunks ``nearest`` the question (naive's
+    vector top-k), the graph retriever's walk (``graph``), or the two fused by reciprocal
+    rank (``fused``). Without a graph list (a chunk-only store) it is always ``nearest``."""
+    graph = lists.get(GRAPH_PPR, [])
+    if first == "vector" or not graph:
+        return list(nearest[:k])
+    if first == "graph":
+        return graph[:k]
+    return [c for c, _, _ in fuse([{VECTOR_CHUNK: list(nearest), GRAPH_PPR: graph}], k)]

@@ -142,3 +142,24 @@ def personalized_pagerank(
         reset_vertices=reset, weights=weights, damping=damping, directed=False
     )
     return dict(zip(nodes, (float(s) for s in scores), strict=True))
+
+
+def weighted_personalized_pagerank(
+    projection: Projection, reset: dict[str, float], *, damping: float = DAMPING
+) -> dict[str, float]:
+    """PageRank restarting at the nodes of ``reset`` in proportion to their weights
+    (those present in the projection with a positive weight)."""
+    nodes = sorted(projection.nodes)
+    position = {n: i for i, n in enumerate(nodes)}
+    vector = [0.0] * len(nodes)
+    for node, weight in reset.items():
+        if node in position and weight > 0:
+            vector[position[node]] += weight
+    if not any(vector):
+        return {}
+    graph = _graph(nodes, projection.edges)
+    weights = "weight" if graph.ecount() else None
+    scores = graph.personalized_pagerank(
+        reset=vector, weights=weights, damping=damping, directed=False
+    )
+    return dict(zip(nodes, (float(s) for s in scores), strict=True))

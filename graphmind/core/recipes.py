@@ -17,6 +17,7 @@ TRIPLET = "triplet"  # triplet vectors, through the chunks that state them
 COMMUNITY = "community"  # community summaries, through their chunks
 EPISODE = "episode"  # episode summaries, through their chunks
 PPR = "ppr"  # personalized PageRank from the entities the query names
+GRAPH = "graph"  # personalized PageRank from the nearest facts over entities and passages
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -173,14 +173,7 @@ def run_eval(
     if unknown or not options.configs:
         raise BadInputError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGS)}")
     run = _Run(options, run_dir, settings, say)
-    run.dataset = load_dataset(
-        options.dataset,
-        options.data_root,
-        limit=options.limit,
-        seed=options.seed,
-        path=options.questions,
-        subset=options.subset,
-    )
+    run.dataset = _load(options)
     _bind(run)
     from graphmind.factories import make_embedder, make_llm
 
@@ -243,6 +236,43 @@ def run_eval(
         "calls alone, and its end-to-end time is naive's plus its own",
     }
     return write_report(run_dir, results, meta=meta, consistency=checks)
+
+
+@contextmanager
+def open_base_store(
+    run_dir: Path,
+    options: EvalOptions,
+    settings: Settings,
+    embedder: Embedder,
+    say: Report = lambda _: None,
+    progress: Progress | None = None,
+) -> Iterator[tuple[GraphStore, _Run]]:
+    """The run's base build, built first when needed (the run directory's own FalkorDB
+    Lite store, or ``options.store``), with the run it belongs to: for measurements that
+    only read the corpus."""
+    run = _Run(replace(options, configs=()), run_dir, settings, say)
+    run.dataset = _load(options)
+    _bind(run)
+    if options.store is None:
+        _build(run, embedder, progress)
+        with open_store(_store_settings(run, "base")) as store:  # its indexes ready
+            yield store, run
+        return
+    shared = settings.model_copy(update={"store": options.store})
+    with open_store(shared, ensure_schema=False) as store:
+        _build_shared(run, store, embedder, progress)
+        yield store, run
+
+
+def _load(options: EvalOptions) -> EvalDataset:
+    return load_dataset(
+        options.dataset,
+        options.data_root,
+        limit=options.limit,
+        seed=options.seed,
+        path=options.questions,
+        subset=options.subset,
+    )
 
 
 def _answer(

@@ -13,11 +13,13 @@ from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, Retri
 from graphmind.ask.retrievers.chunk import VECTOR_CHUNK, VectorChunks
 from graphmind.ask.retrievers.community import CommunityChunks
 from graphmind.ask.retrievers.episode import EpisodeChunks
+from graphmind.ask.retrievers.graph import GRAPH_PPR, GraphPassages
 from graphmind.ask.retrievers.ppr import PersonalizedPageRank
 from graphmind.ask.retrievers.text import TEXT_CHUNK, FullTextChunks
 from graphmind.ask.retrievers.triplet import TripletChunks
 
 __all__ = [
+    "GRAPH_PPR",
     "RETRIEVERS",
     "TEXT_CHUNK",
     "VECTOR_CHUNK",
@@ -39,4 +41,5 @@ RETRIEVERS: dict[str, Retriever] = _by_name(
     CommunityChunks(),
     EpisodeChunks(),
     PersonalizedPageRank(),
+    GraphPassages(),
 )

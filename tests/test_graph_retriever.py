@@ -1,0 +1,92 @@
+"""The graph retriever (HippoRAG 2's walk): a passage the question never names, reached
+through the facts of one it does, ranks where vector search does not find it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from buildkit import HASH_SPEC, build, scripted_llm
+from conftest import StoreFactory
+from graphmind.ask.retrieve import first_round
+from graphmind.ask.retrievers import GRAPH_PPR, RETRIEVERS, VECTOR_CHUNK, Query, RetrieveOptions
+from graphmind.ask.retrievers.graph import graph_ranking
+from graphmind.communities.algorithms import weighted_personalized_pagerank
+from graphmind.embed.hashing import HashingEmbedder
+from graphmind.store.base import GraphStore, Projection
+
+QUESTION = "Who did the director of Alpha Film marry?"
+BRIDGE = "Boris Kowalski"
+PASSAGES = [
+    {"title": "Alpha Film", "text": "Alpha Film is a drama directed by Boris Kowalski."},
+    {"title": BRIDGE, "text": "Boris Kowalski was born in Gdansk. He wed Clara Weiss in Warsaw."},
+] + [
+    {
+        "title": f"Film {n}",
+        "text": f"Film {n} had a director who did marry. Who did the director of film {n} marry?",
+    }
+    for n in range(12)
+]
+
+
+def _graph_store(store: GraphStore, tmp_path: Path) -> GraphStore:
+    corpus = tmp_path / "films.json"
+    corpus.write_text(json.dumps(PASSAGES), encoding="utf-8")
+    build(store, [corpus], scripted_llm(tmp_path / "cache.sqlite"), extract="llm")
+    return store
+
+
+def _titles(store: GraphStore, ids: list[str]) -> list[str]:
+    rows = store.run_text(
+        "UNWIND $ids AS id MATCH (c:Chunk {id: id})-[:PART_OF]->(d:Document) "
+        "RETURN c.id AS id, d.title AS title",
+        {"ids": ids},
+    ).records()
+    title = {r["id"]: r["title"] for r in rows}
+    return [title[i] for i in ids]
+
+
+def test_the_walk_reaches_the_next_hop_vector_search_misses(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    store = _graph_store(open_store(), tmp_path)
+    query = Query(QUESTION, HashingEmbedder(HASH_SPEC).embed([QUESTION])[0])
+    options = RetrieveOptions(per_list=5)
+    vector = RETRIEVERS["chunk"].search(store, query, options)
+    graph = RETRIEVERS["graph"].search(store, query, options)
+    assert BRIDGE not in _titles(store, vector)  # the premise: vector top-5 misses it
+    titles = _titles(store, graph)
+    assert BRIDGE in titles[:3] and "Alpha Film" in titles[:3]
+    ranking = graph_ranking(store, query.vector)
+    assert ranking.nodes <= 200  # a bounded sub-graph, not the whole store
+    assert any(seed.startswith("e:") for seed in ranking.seeds)
+
+
+def test_a_chunk_only_store_has_no_graph_list_and_round_one_stays_vector(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    store = open_store()
+    corpus = tmp_path / "films.json"
+    corpus.write_text(json.dumps(PASSAGES), encoding="utf-8")
+    build(store, [corpus], None, extract="none")
+    query = Query(QUESTION, HashingEmbedder(HASH_SPEC).embed([QUESTION])[0])
+    assert RETRIEVERS["graph"].search(store, query, RetrieveOptions()) == []
+    nearest = RETRIEVERS["chunk"].search(store, query, RetrieveOptions())
+    for first in ("vector", "graph", "fused"):
+        assert first_round({VECTOR_CHUNK: nearest}, nearest, 3, first) == nearest[:3]  # type: ignore[arg-type]
+
+
+def test_first_round_takes_the_graph_list_or_fuses_it_with_the_vector_list() -> None:
+    lists = {VECTOR_CHUNK: ["a", "b", "c"], GRAPH_PPR: ["c", "d", "a"]}
+    assert first_round(lists, ["a", "b", "c"], 2, "vector") == ["a", "b"]
+    assert first_round(lists, ["a", "b", "c"], 2, "graph") == ["c", "d"]
+    # reciprocal rank: a (1st, 3rd) and c (3rd, 1st) tie ahead of b and d; ties by id
+    assert first_round(lists, ["a", "b", "c"], 3, "fused") == ["a", "c", "b"]
+
+
+def test_weighted_restart_follows_the_weights() -> None:
+    graph = Projection(["x", "y", "z"], [("x", "y", 1.0), ("y", "z", 1.0)])
+    near_x = weighted_personalized_pagerank(graph, {"x": 1.0, "z": 0.1}, damping=0.5)
+    near_z = weighted_personalized_pagerank(graph, {"x": 0.1, "z": 1.0}, damping=0.5)
+    assert near_x["x"] > near_x["z"] and near_z["z"] > near_z["x"]
+    assert weighted_personalized_pagerank(graph, {"w": 1.0}) == {}
