@@ -114,11 +114,12 @@ def ask(
         return AskLoop(store, embedder, llm, options or config.ask, on_round).ask(question)
 
 
-def trace(decision_id: str, settings: Settings | None = None) -> Decision:
-    """A past decision read back from the graph."""
+def trace(decision_id: str, settings: Settings | None = None, *, create: bool = True) -> Decision:
+    """A past decision read back from the graph (``create=False``: a missing store is
+    refused, not created, and nothing is written)."""
     from graphmind.memory.decisions import read_decision
 
-    with open_store(settings or load_settings(), shared=True) as store:
+    with open_store(settings or load_settings(), shared=True, create=create) as store:
         found = read_decision(store, decision_id)
     if found is None:
         raise NotFoundError(f"no decision {decision_id!r} in the store")

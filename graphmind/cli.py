@@ -30,7 +30,8 @@ from graphmind.ingest.pipeline import BuildOptions, ExtractMode, Layer, ResolveM
 from graphmind.memory.prune import PruneOptions
 from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.store import QueryResult
-from graphmind.store.registry import default_root
+from graphmind.store.base import MAX_READ_ROWS
+from graphmind.store.registry import default_root, parameters
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -146,10 +147,10 @@ def doctor(settings: Callable[[], Settings], as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON objects.")
 @click.option(
     "--limit",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=1, max=MAX_READ_ROWS),
     default=CYPHER_ROWS,
     show_default=True,
-    help="Print at most this many rows (0: all); the rest are not read.",
+    help=f"Print at most this many rows (at most {MAX_READ_ROWS:,}); the rest are not read.",
 )
 @click.pass_obj
 def cypher(
@@ -159,12 +160,14 @@ def cypher(
     as_json: bool,
     limit: int,
 ) -> None:
-    """Run a read-only Cypher query (text or a .cypher file) on the configured store."""
+    """Run a read-only Cypher query (text or a .cypher file) on the configured store,
+    stopped after GRAPHMIND_QUERY_TIMEOUT seconds."""
     text = _query_text(file_or_query)
-    values = _parse_params(params)
-    with open_store(settings(), shared=True) as store:
+    values = _parse_params(params, parameters(text))
+    config = settings()
+    with open_store(config, shared=True) as store:
         try:
-            result = store.run_text(text, values, max_rows=limit or None)
+            result = store.run_text(text, values, max_rows=limit, timeout=config.query_timeout)
         except QueryFailedError as exc:
             if _READ_ONLY.search(str(exc)):
                 raise QueryFailedError(f"{exc} (graphmind cypher runs read-only queries)") from exc
@@ -176,7 +179,7 @@ def cypher(
     if result.more:
         click.echo(
             f"the query has more than {limit} rows; only the first {limit} are shown "
-            "(--limit N for more, --limit 0 for all)",
+            "(--limit N for more)",
             err=True,
         )
 
@@ -791,6 +794,7 @@ def communities_command(
 
 
 _BUNDLED = re.compile(r"^audit/[a-z_]+$")
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _query_text(file_or_query: str) -> str:
@@ -812,12 +816,16 @@ def _query_text(file_or_query: str) -> str:
     return file_or_query
 
 
-def _parse_params(params: Sequence[str]) -> dict[str, Any]:
+def _parse_params(params: Sequence[str], used: set[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs: NAME one of the query's own parameters (``used``)."""
     values: dict[str, Any] = {}
     for item in params:
         name, sep, raw = item.partition("=")
-        if not sep or not name.isidentifier():
+        if not sep or not _PARAM_NAME.fullmatch(name):
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--param")
+        if name not in used:
+            takes = ", ".join(f"${p}" for p in sorted(used)) or "no parameters"
+            raise click.BadParameter(f"the query takes {takes}, not ${name}", param_hint="--param")
         try:
             values[name] = json.loads(raw)
         except json.JSONDecodeError:

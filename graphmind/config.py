@@ -29,6 +29,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from graphmind.ask.loop import AskOptions
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.core.errors import ConfigError
+from graphmind.core.redact import has_credentials, public_url
 from graphmind.embed.spec import EmbedderSpec, parse_embedder
 from graphmind.ingest.pipeline import BuildOptions
 from graphmind.memory.prune import PruneOptions
@@ -96,6 +97,9 @@ class Settings(BaseSettings):
 
     store: str = Field(DEFAULT_STORE, description="store URI: falkordb-lite://PATH or bolt/neo4j")
     store_lock_wait: float = Field(0.0, ge=0, description="seconds to wait for a busy store")
+    query_timeout: float = Field(
+        30.0, gt=0, description="seconds a query of your own (cypher, MCP audit) may run"
+    )
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr | None = None
     neo4j_database: str | None = None
@@ -179,7 +183,8 @@ class StoreTarget:
 
 
 def parse_store_uri(uri: str) -> StoreTarget:
-    """``falkordb-lite://PATH`` (relative or absolute) or a Neo4j URI."""
+    """``falkordb-lite://PATH`` (relative or absolute) or a Neo4j URI; a Neo4j URI holding
+    credentials is refused (they belong in the settings, which never print them)."""
     text = uri.strip()
     if text.startswith(FALKORDB_SCHEME):
         path = text[len(FALKORDB_SCHEME) :]
@@ -187,9 +192,14 @@ def parse_store_uri(uri: str) -> StoreTarget:
             raise ConfigError(f"store URI {uri!r} names no file, e.g. {DEFAULT_STORE}")
         return StoreTarget("falkordb", str(Path(path).expanduser().resolve()))
     if text.startswith(NEO4J_SCHEMES):
+        if has_credentials(text):
+            raise ConfigError(
+                f"the store URI {public_url(text)} holds credentials: remove them and set "
+                "GRAPHMIND_NEO4J_USER and GRAPHMIND_NEO4J_PASSWORD instead"
+            )
         return StoreTarget("neo4j", text)
     raise ConfigError(
-        f"unsupported store URI {uri!r}: use {FALKORDB_SCHEME}PATH or one of "
+        f"unsupported store URI {public_url(text)!r}: use {FALKORDB_SCHEME}PATH or one of "
         + ", ".join(s + "HOST:PORT" for s in NEO4J_SCHEMES)
     )
 

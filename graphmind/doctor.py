@@ -43,8 +43,9 @@ class DoctorReport:
         return data
 
 
-def run_doctor(settings: Settings) -> DoctorReport:
-    """Open (creating if new) the configured store and describe everything in use."""
+def run_doctor(settings: Settings, *, create: bool = True) -> DoctorReport:
+    """Open (creating if new, unless ``create=False``) the configured store and describe
+    everything in use."""
     target = settings.store_target()
     report = DoctorReport(
         backend=target.backend,
@@ -60,7 +61,7 @@ def run_doctor(settings: Settings) -> DoctorReport:
     report.embedder = f"{embedder.name} (dimension {embedder.dimension})"
     report.problems += _embedder_problems(settings) + _llm_problems(settings)
     try:
-        with open_store(settings, shared=True) as store:
+        with open_store(settings, shared=True, create=create) as store:
             report.attached_to = getattr(store, "attached_to", None)
             report.store = store.info()
             report.relationships = store.relationship_count()

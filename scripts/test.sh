@@ -17,7 +17,8 @@ scripts/setup.sh dev,local,eval
 # stops here with a one-line diagnosis instead of a segfault in the middle of the suite
 GRAPHMIND_LLM_MODEL=qwen2.5-coder-1.5b .venv/bin/python -m graphmind.smoke
 npm ci --prefix scripts --no-audit --no-fund --loglevel=error
-# Debian's chromium for the `graphmind show` browser test (skipped, with the reason, without it)
+# Debian's chromium for the `graphmind show` browser test (skipped, with the reason, without
+# it; a failure where the browser test is required: see .ci/run)
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 ||
     echo "could not install chromium: the browser test will be skipped" >&2
@@ -28,11 +29,26 @@ fi
 .venv/bin/lint-imports   # the package layers (pyproject.toml [tool.importlinter])
 .venv/bin/python scripts/lint_neo4j.py
 neo4j=../shared/neo4j
+# where the Neo4j tests are required (GRAPHMIND_TEST_REQUIRE, or CI: see tests/conftest.py)
+# a missing server stops the run here; elsewhere they are skipped
+require=${GRAPHMIND_TEST_REQUIRE-}
+if [ -z "${GRAPHMIND_TEST_REQUIRE+set}" ]; then
+  case "$(printf '%s' "${CI:-}" | tr '[:upper:]' '[:lower:]')" in
+    "" | 0 | false | no) ;;
+    *) require=neo4j,browser ;;
+  esac
+fi
+no_neo4j() {
+  case ",$require," in
+    *,neo4j,*) echo "$1, and the Neo4j tests are required here" >&2; exit 1 ;;
+    *) echo "$1: the Neo4j tests will be skipped" >&2 ;;
+  esac
+}
 if [ -z "${GRAPHMIND_TEST_NEO4J_URI:-}" ]; then
   if ! command -v java >/dev/null; then
-    echo "java is not on the PATH: the Neo4j tests will be skipped" >&2
+    no_neo4j "java is not on the PATH"
   elif [ ! -x "$neo4j/start.sh" ]; then
-    echo "no Neo4j test server at $neo4j: the Neo4j tests will be skipped" >&2
+    no_neo4j "no Neo4j test server at $neo4j"
   else
     export NEO4J_RUNTIME=${NEO4J_RUNTIME:-$PWD/.graphmind/test-neo4j}
     trap '"$neo4j/stop.sh" || true' EXIT

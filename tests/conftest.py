@@ -26,8 +26,44 @@ FIRST_SEEN = ("ingested_at", "description", "embedding", "type")  # set by an en
 StoreFactory = Callable[..., GraphStore]
 
 
+# What a skip reason names when a test skips for want of a Neo4j server or of chromium.
+REQUIRABLE = {"neo4j": "GRAPHMIND_TEST_NEO4J_URI", "browser": "chromium"}
+
+
+def required() -> set[str]:
+    """What may not be skipped: ``GRAPHMIND_TEST_REQUIRE`` (``neo4j,browser``), or both of
+    them when ``CI`` is set (``.ci/run`` sets both variables)."""
+    named = os.environ.get("GRAPHMIND_TEST_REQUIRE")
+    if named is None:
+        ci = os.environ.get("CI", "").strip().lower()
+        return set(REQUIRABLE) if ci not in ("", "0", "false", "no") else set()
+    wanted = {part.strip() for part in named.split(",") if part.strip()}
+    unknown = wanted - set(REQUIRABLE)
+    if unknown:
+        raise pytest.UsageError(
+            f"GRAPHMIND_TEST_REQUIRE names {sorted(unknown)}: use neo4j,browser"
+        )
+    return wanted
+
+
 def pytest_report_header() -> str:
-    return f"neo4j contract tests: {'on ' + NEO4J_URI if NEO4J_URI else 'skipped: ' + NEO4J_SKIP}"
+    must = ", ".join(sorted(required())) or "nothing"
+    shown = "on " + NEO4J_URI if NEO4J_URI else "skipped: " + NEO4J_SKIP
+    return f"neo4j contract tests: {shown}; required (a skip fails): {must}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test skipped for want of something required (``required()``) fails instead."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if not report.skipped or not isinstance(report.longrepr, tuple):
+        return
+    reason = str(report.longrepr[2])
+    missing = [name for name in required() if REQUIRABLE[name] in reason]
+    if missing:
+        report.outcome = "failed"
+        report.longrepr = f"required ({', '.join(missing)}) but skipped: {reason}"
 
 
 def registry(backend: str) -> QueryRegistry:

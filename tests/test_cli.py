@@ -81,9 +81,11 @@ def test_cypher_reads_with_parameters_and_refuses_writes(
     assert table.returncode == 0 and "nodes" in table.stdout and "1 row(s)" in table.stdout
     capped = run("UNWIND range(1, 5) AS i RETURN i", "--limit", "2", "--json")
     assert capped.returncode == 0 and json.loads(capped.stdout) == [{"i": 1}, {"i": 2}]
-    assert "more than 2 rows" in capped.stderr and "--limit 0" in capped.stderr
-    everything = run("UNWIND range(1, 5) AS i RETURN i", "--limit", "0", "--json")
+    assert "more than 2 rows" in capped.stderr and "--limit N for more" in capped.stderr
+    everything = run("UNWIND range(1, 5) AS i RETURN i", "--limit", "5", "--json")
     assert len(json.loads(everything.stdout)) == 5 and "more than" not in everything.stderr
+    unbounded = run("UNWIND range(1, 5) AS i RETURN i", "--limit", "0")
+    assert unbounded.returncode == 2 and "--limit" in unbounded.stderr
     write = run("CREATE (:Chunk {id: 'x'})")
     assert write.returncode != 0 and "read-only" in write.stderr
     assert "Traceback" not in write.stderr

@@ -1,5 +1,6 @@
 """``graphmind mcp``: the MCP server, driven end to end over stdio by the official SDK's
-own client, on a small store built with the hashed embedder and a scripted LLM."""
+own client, on a small store built with the hashed embedder and a scripted LLM, on
+FalkorDB Lite and on the Neo4j under test."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from typing import Any
 import anyio
 import pytest
 
-from graphmind.mcp_server import audit_queries
+from graphmind.mcp_server import MAX_AUDIT_ROWS, audit_queries
 from test_ask import QUESTION, asked_on_disk
+from test_security import INJECTION
 
 mcp = pytest.importorskip("mcp", reason="graphmind mcp needs the mcp SDK")
 
@@ -32,11 +34,12 @@ def error_text(result: Any) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
-def test_mcp_server_over_stdio(tmp_path: Path) -> None:
-    decision, _cli = asked_on_disk(tmp_path, {})  # FalkorDB Lite
+def test_mcp_server_over_stdio(tmp_path: Path, store_env: dict[str, str], backend: str) -> None:
+    decision, _cli = asked_on_disk(tmp_path, store_env)
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("GRAPHMIND_")},
         "GRAPHMIND_STORE": f"falkordb-lite://{tmp_path / 'graph.db'}",
+        **store_env,
         "GRAPHMIND_EMBEDDER": "hash:384",
         # no offline model there: `ask` must fail cleanly, not load a real LLM
         "GRAPHMIND_MODEL_DIR": str(tmp_path / "no-models"),
@@ -65,6 +68,13 @@ def test_mcp_server_over_stdio(tmp_path: Path) -> None:
             )
             seen["audit_none"] = await client.call_tool(
                 "audit", {"name": "decision_chain", "params": {"id": decision.id}, "limit": 0}
+            )
+            seen["injected"] = await client.call_tool(
+                "audit", {"name": "decision_chain", "params": {"id": decision.id, INJECTION: 1}}
+            )
+            seen["audit_many"] = await client.call_tool(
+                "audit",
+                {"name": "decision_chain", "params": {"id": decision.id}, "limit": 10**9},
             )
             seen["no_audit"] = await client.call_tool("audit", {"name": "drop_everything"})
             seen["no_param"] = await client.call_tool("audit", {"name": "decision_chain"})
@@ -108,7 +118,9 @@ def test_mcp_server_over_stdio(tmp_path: Path) -> None:
     assert payload(seen["audit"])["more"] is False
     one = payload(seen["audit_one"])
     assert one["rows"] == rows[:1] and one["more"] is (len(rows) > 1)
-    assert "limit must be at least 1" in error_text(seen["audit_none"])
+    assert "limit must be 1 to" in error_text(seen["audit_none"])
+    assert "takes $id, not 'x`=1 MATCH" in error_text(seen["injected"])
+    assert f"limit must be 1 to {MAX_AUDIT_ROWS}" in error_text(seen["audit_many"])
     assert "no audit query 'drop_everything'" in error_text(seen["no_audit"])
     assert "decision_chain" in error_text(seen["no_param"])
 
@@ -118,6 +130,6 @@ def test_mcp_server_over_stdio(tmp_path: Path) -> None:
     assert "no LLM is configured" in error_text(seen["ask"])
 
     doctor = payload(seen["doctor"])
-    assert doctor["backend"] == "falkordb" and doctor["store"]["counts"]["Decision"] == 1
+    assert doctor["backend"] == backend and doctor["store"]["counts"]["Decision"] == 1
     # the server survived every error above
     assert payload(seen["after"])["passages"][0]["title"] == "Aldo Vance"

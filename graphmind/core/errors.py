@@ -80,6 +80,10 @@ class QueryFailedError(StoreError):
     """The store rejected or failed a query; nothing of that query was written."""
 
 
+class QueryTimeoutError(QueryFailedError):
+    """The store stopped a query that ran longer than its timeout."""
+
+
 class EmbedderMismatchError(StoreError):
     """The store was built with another embedding model or dimension."""
 

@@ -23,6 +23,7 @@ from openai import (
 )
 
 from graphmind.core.errors import ConfigError
+from graphmind.core.redact import public_url
 from graphmind.embed.base import BatchedEmbedder, EmbeddingError
 from graphmind.embed.spec import EmbedderSpec
 
@@ -82,7 +83,7 @@ class OpenAIEmbedder(BatchedEmbedder):
                 max_retries=0,
             )
         )
-        self.base_url = str(self._client.base_url)
+        self.base_url = public_url(str(self._client.base_url))  # printed in errors
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         # OpenAI rejects empty strings; a space embeds as "nothing" just as well.

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import openai
 
 from graphmind.core.errors import LLMError
+from graphmind.core.redact import public_url
 from graphmind.llm.base import (
     Completion,
     LLMRequestError,
@@ -88,7 +89,9 @@ class OpenAIProvider:
         except openai.OpenAIError as exc:
             raise LLMError(f"cannot set up the OpenAI client: {exc}") from exc
         self.model = model
-        self.base_url = str(self.client.base_url).rstrip("/")
+        # printed in errors and part of model_id, stored on Agent and Decision nodes:
+        # never a key or password of the endpoint's URL
+        self.base_url = public_url(str(self.client.base_url)).rstrip("/")
         self.model_id = f"openai:{model}@{self.base_url}"
         self.concurrency = concurrency
         self.max_attempts = max(1, max_attempts)

@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
-from graphmind.core.errors import EmbedderMismatchError, QueryParameterError, StoreError
+from graphmind.core.errors import (
+    BadInputError,
+    EmbedderMismatchError,
+    QueryParameterError,
+    StoreError,
+)
 from graphmind.embed.spec import EmbedderSpec, same_vectors
 from graphmind.store.registry import Backend, QueryRegistry, check_parameters
 from graphmind.store.schema import (
@@ -29,6 +34,8 @@ Row = dict[str, Any]
 # Relationships (or nodes without relationships) one deleting transaction removes at most:
 # far below Neo4j's default transaction memory, however large the graph.
 DELETE_BATCH = 10_000
+# The most rows a user's or an agent's own read (``run_text``, ``read_capped``) may ask for.
+MAX_READ_ROWS = 100_000
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -113,10 +120,18 @@ class GraphStore(ABC):
     # -- the backend's primitives ------------------------------------------------
     @abstractmethod
     def _execute(
-        self, text: str, params: Mapping[str, Any], *, write: bool, max_rows: int | None = None
+        self,
+        text: str,
+        params: Mapping[str, Any],
+        *,
+        write: bool,
+        max_rows: int | None = None,
+        timeout: float | None = None,
     ) -> QueryResult:
         """Run one query atomically; raise QueryFailedError (nothing written) on failure.
-        With ``max_rows``, a read keeps at most that many rows (``more`` says if it cut)."""
+        With ``max_rows``, a read produces at most that many rows and more are never
+        read (``more`` says if it cut); with ``timeout`` (seconds) the server stops it
+        then (QueryTimeoutError)."""
 
     @abstractmethod
     def _create_schema(self, embedder: EmbedderSpec) -> None:
@@ -183,20 +198,34 @@ class GraphStore(ABC):
                 return total
 
     def run_text(
-        self, text: str, params: Mapping[str, Any] | None = None, *, max_rows: int | None = None
+        self,
+        text: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        max_rows: int | None = None,
+        timeout: float | None = None,
     ) -> QueryResult:
-        """Run a user's own read-only query (``graphmind cypher``), keeping at most
-        ``max_rows`` rows when given."""
+        """Run a read-only query of the caller's own (``graphmind cypher``): its first
+        ``max_rows`` rows (1 to ``MAX_READ_ROWS``; None, for GraphMind's own code and
+        tests: all), stopped after ``timeout`` seconds."""
         given = dict(params or {})
         check_parameters("<query>", text, given)
-        return self._execute(text, given, write=False, max_rows=max_rows)
+        cap = None if max_rows is None else _row_cap(max_rows)
+        return self._execute(text, given, write=False, max_rows=cap, timeout=timeout)
 
     def read_capped(
-        self, name: str, params: Mapping[str, Any] | None, max_rows: int, **slots: str
+        self,
+        name: str,
+        params: Mapping[str, Any] | None,
+        max_rows: int,
+        *,
+        timeout: float | None = None,
+        **slots: str,
     ) -> QueryResult:
-        """The named read query's first ``max_rows`` rows (``more`` when it had more)."""
+        """The named read query's first ``max_rows`` rows (``more`` when it had more; at
+        most ``MAX_READ_ROWS``), stopped after ``timeout`` seconds."""
         text, given = self._prepared(name, params, slots)
-        return self._execute(text, given, write=False, max_rows=max_rows)
+        return self._execute(text, given, write=False, max_rows=_row_cap(max_rows), timeout=timeout)
 
     def write_rows(
         self,
@@ -345,6 +374,13 @@ class GraphStore(ABC):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _row_cap(max_rows: int) -> int:
+    """``max_rows`` when it is 1 to ``MAX_READ_ROWS``; BadInputError otherwise."""
+    if not 1 <= max_rows <= MAX_READ_ROWS:
+        raise BadInputError(f"a read returns 1 to {MAX_READ_ROWS} rows; {max_rows} were asked")
+    return max_rows
 
 
 def check_embedder(meta: Mapping[str, Any], embedder: EmbedderSpec, location: str) -> None:

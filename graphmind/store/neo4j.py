@@ -21,12 +21,13 @@ from collections.abc import Mapping
 from itertools import islice
 from typing import Any
 
-from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Result
+from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Query, Result
 from neo4j import exceptions as neo
 from neo4j.graph import Node, Path, Relationship
 
 from graphmind import __version__
-from graphmind.core.errors import QueryFailedError, StoreUnavailableError
+from graphmind.core.errors import QueryFailedError, QueryTimeoutError, StoreUnavailableError
+from graphmind.core.redact import public_url, scrub
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.store.base import (
     DELETE_BATCH,
@@ -83,7 +84,8 @@ class Neo4jStore(GraphStore):
         registry: QueryRegistry | None = None,
     ) -> None:
         super().__init__(registry or QueryRegistry("neo4j"))
-        self.location = uri + (f" (database {database})" if database else "")
+        shown = public_url(uri)  # what errors and doctor print: never a password
+        self.location = shown + (f" (database {database})" if database else "")
         self.database = database
         self._gds: bool | None = None
         auth = (user, password) if password is not None else None
@@ -94,40 +96,59 @@ class Neo4jStore(GraphStore):
             self._driver.verify_connectivity()
         except neo.AuthError as exc:
             raise StoreUnavailableError(
-                f"Neo4j at {uri} refused the credentials of user {user!r}"
+                f"Neo4j at {shown} refused the credentials of user {user!r}"
             ) from exc
         except (neo.ServiceUnavailable, neo.ConfigurationError, ValueError, OSError) as exc:
-            raise StoreUnavailableError(f"cannot reach Neo4j at {uri}: {exc}") from exc
+            raise StoreUnavailableError(
+                f"cannot reach Neo4j at {shown}: {scrub(str(exc), uri)}"
+            ) from exc
 
     def _execute(
-        self, text: str, params: Mapping[str, Any], *, write: bool, max_rows: int | None = None
+        self,
+        text: str,
+        params: Mapping[str, Any],
+        *,
+        write: bool,
+        max_rows: int | None = None,
+        timeout: float | None = None,
     ) -> QueryResult:
         def work(tx: ManagedTransaction) -> QueryResult:
             return _collected(tx.run(text, _short_repr(params)))
 
         try:
             if not write:
-                return self._read(text, params, max_rows)
+                return self._read(text, params, max_rows, timeout)
             with self._driver.session(database=self.database) as session:
                 return session.execute_write(work)
         except neo.Neo4jError as exc:
+            if _timed_out(exc):
+                limit = f"{timeout:g} s (GRAPHMIND_QUERY_TIMEOUT)" if timeout else "the server's"
+                raise QueryTimeoutError(
+                    f"Neo4j stopped the query at its timeout of {limit}"
+                ) from exc
             raise QueryFailedError(f"Neo4j rejected the query: {exc.code}: {exc.message}") from exc
         except neo.DriverError as exc:
             raise StoreUnavailableError(f"Neo4j at {self.location} failed: {exc}") from exc
 
     def _read(
-        self, text: str, params: Mapping[str, Any], max_rows: int | None = None
+        self,
+        text: str,
+        params: Mapping[str, Any],
+        max_rows: int | None = None,
+        timeout: float | None = None,
     ) -> QueryResult:
-        """One auto-commit read, tried again (``READ_TRIES`` in all) on retryable errors;
-        rows after ``max_rows`` are discarded unread."""
+        """One auto-commit read, tried again (``READ_TRIES`` in all) on retryable errors
+        but never after its transaction ``timeout``; rows after ``max_rows`` are
+        discarded unread."""
+        query = Query(text, timeout=timeout) if timeout is not None else text
         for attempt in range(READ_TRIES):
             try:
                 with self._driver.session(
                     database=self.database, default_access_mode=READ_ACCESS
                 ) as session:
-                    return _collected(session.run(text, _short_repr(params)), max_rows)
+                    return _collected(session.run(query, _short_repr(params)), max_rows)
             except (neo.Neo4jError, neo.DriverError) as exc:
-                if attempt + 1 == READ_TRIES or not exc.is_retryable():
+                if attempt + 1 == READ_TRIES or not exc.is_retryable() or _timed_out(exc):
                     raise
                 time.sleep(READ_BACKOFF * 2**attempt)
         raise AssertionError("unreachable")  # the last try returned or raised
@@ -233,6 +254,11 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _timed_out(exc: Exception) -> bool:
+    """Whether Neo4j ended the transaction for running past its timeout."""
+    return isinstance(exc, neo.Neo4jError) and "TimedOut" in str(exc.code or "")
 
 
 class _Rows(list[Any]):

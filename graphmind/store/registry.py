@@ -24,6 +24,7 @@ BACKENDS: tuple[Backend, ...] = ("neo4j", "falkordb")
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT = re.compile(r"//[^\n]*")
 _MACROS: dict[Backend, dict[str, str]] = {
     "neo4j": {"VEC": ""},
@@ -121,9 +122,25 @@ def parameters(text: str) -> set[str]:
     return set(_PARAMETER.findall(_COMMENT.sub("", text)))
 
 
+def check_names(name: str, given: Iterable[object]) -> None:
+    """Refuse a parameter name that is not an identifier (``[A-Za-z_][A-Za-z0-9_]*``): the
+    FalkorDB client writes names into the query text, where any other character could
+    end the name and start Cypher of the caller's choosing."""
+    for key in given:
+        if not isinstance(key, str) or not _NAME.fullmatch(key):
+            shown = repr(key) if len(repr(key)) <= 60 else repr(key)[:57] + "..."
+            raise QueryParameterError(
+                f"query {name!r}: parameter name {shown} is not a plain identifier "
+                "(letters, digits and _, not starting with a digit)"
+            )
+
+
 def check_parameters(name: str, text: str, given: Iterable[str]) -> None:
-    """Fail before the round trip when a query's parameters are missing."""
-    missing = parameters(text) - set(given)
+    """Fail before the round trip when a parameter name is not an identifier
+    (``check_names``) or a parameter the query uses is missing."""
+    names = set(given)
+    check_names(name, names)
+    missing = parameters(text) - names
     if missing:
         raise QueryParameterError(
             f"query {name!r} needs parameter(s) " + ", ".join(f"${p}" for p in sorted(missing))
