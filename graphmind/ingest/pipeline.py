@@ -40,6 +40,7 @@ from graphmind.extract.extractor import (
     extract_chunks,
     graph_rows,
 )
+from graphmind.extract.fast import DEFAULT_MODEL, FastExtractor
 from graphmind.extract.normalize import normalize_name
 from graphmind.extract.writer import new_graph_items
 from graphmind.ingest.chunking import MIN_CHUNK_TOKENS, Chunk, chunk_text
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
 
-ExtractMode = Literal["llm", "none"]
+ExtractMode = Literal["llm", "fast", "none"]
 ResolveMode = Literal["link", "merge", "off"]
 Layer = Literal["episodic"]
 LINK_BATCH = 500
@@ -64,6 +65,9 @@ EXACT_LINK_LIMIT = 50_000  # up to this many entities, near-duplicates by exact 
 VECTOR_PAGE = 5_000  # entities (or their vectors) read per query by the exact search
 PLAN_BATCH = 1000  # document sources whose build state one query reads
 EMBED_BATCH = 256  # texts per embedder call
+# a document built with a lower kind of extraction is rebuilt by a build with a higher one
+# ("none" -> "fast" -> "llm"); a higher one is kept (a fast build keeps LLM extractions)
+EXTRACT_RANK = {"none": 0, "fast": 1, "llm": 2}
 SAME_AS_NEIGHBOURS = 6  # nearest entities checked as near-duplicates of a pending one
 SAME_FIRST_LAST = 0.9  # name similarity of multi-word names that share first and last word
 DEFAULT_CHUNK_SIZE = 512
@@ -76,6 +80,8 @@ T = TypeVar("T")
 class BuildOptions:
     """What to read and how to build. ``chunk_size`` None: 512 tokens, or what the
     embedder reads when that is less (so no chunk is cut short when embedded).
+    ``extract``: ``llm`` (an LLM call per chunk), ``fast`` (spaCy, no LLM: the pipeline
+    package ``fast_model``) or ``none`` (chunk-only);
     ``communities``: recompute communities and PageRank when entities changed;
     ``layers``: optional layers (``episodic``: sliding-window narrative summaries)."""
 
@@ -83,6 +89,7 @@ class BuildOptions:
     chunk_size: int | None = None
     chunk_overlap: int = 64
     extract: ExtractMode = "llm"
+    fast_model: str = DEFAULT_MODEL
     resolve: ResolveMode = "link"
     batch_docs: int = 64
     limit: int | None = None
@@ -208,6 +215,7 @@ class BuildPipeline:
         self.options = options
         self.progress = progress or NoProgress()
         self.report = BuildReport()
+        self.fast = FastExtractor(options.fast_model) if options.extract == "fast" else None
         self.extract_mode = self._extract_mode()
         self._writing: list[_Planned] = []  # the batch whose write may be in flight
         self._processed = 0  # planned documents written, found written, or refused
@@ -217,9 +225,17 @@ class BuildPipeline:
         self._entity_vectors: dict[str, array[float]] | None = {}
 
     def _extract_mode(self) -> str:
+        """What each document records as its ``extract_mode``: ``none``,
+        ``fast:PACKAGE-VERSION`` or ``llm:MODEL``."""
+        if self.fast is not None:
+            return f"fast:{self.fast.model_id}"
         if self.options.extract == "none" or self.llm is None:
             return "none"
         return f"llm:{self.llm.model_id}"
+
+    @property
+    def _extract_label(self) -> str:
+        return "chunks parsed" if self.fast is not None else "LLM calls"
 
     @contextmanager
     def _stage(self, name: str) -> Iterator[None]:
@@ -242,7 +258,7 @@ class BuildPipeline:
             self.chunk(planned)
             self.progress.start("documents", len(planned))
             if self.extract_mode != "none":
-                self.progress.start("LLM calls", sum(len(p.chunks) for p in planned))
+                self.progress.start(self._extract_label, sum(len(p.chunks) for p in planned))
             if self.store.concurrent:  # leaving the block waits for a write in flight
                 with ThreadPoolExecutor(1, thread_name_prefix="graphmind-write") as writer:
                     self.batches(planned, writer)
@@ -301,16 +317,20 @@ class BuildPipeline:
         planned = []
         for doc in documents:
             state = states.get(doc.source)
-            if (
-                state is not None
-                and state["id"] == doc.id
-                and not (state["extract_mode"] == "none" and self.extract_mode != "none")
-            ):
+            if state is not None and state["id"] == doc.id and not self._upgrades(state):
                 self.report.documents_skipped += 1
                 continue
             planned.append(_Planned(doc, changed=state is not None))
         self.report.documents_planned = len(planned)
         return planned
+
+    def _upgrades(self, state: Mapping[str, Any]) -> bool:
+        """True when this build extracts more than what built the document (see
+        ``EXTRACT_RANK``): a chunk-only document is rebuilt by a fast or LLM build, a
+        fast one by an LLM build."""
+        built = str(state["extract_mode"] or "none").split(":", 1)[0]
+        mine = self.extract_mode.split(":", 1)[0]
+        return EXTRACT_RANK.get(built, 0) < EXTRACT_RANK.get(mine, 0)
 
     def chunk_size(self) -> int:
         """The chunk size this build uses (see :func:`chunk_size_for`)."""
@@ -327,14 +347,21 @@ class BuildPipeline:
                 item.chunks = chunk_text(doc.id, doc.text, size, self.options.chunk_overlap)
 
     def extract(self, batch: Sequence[_Planned]) -> dict[str, ChunkExtraction]:
-        """One LLM extraction per chunk (cached, so re-runs cost nothing)."""
-        if self.extract_mode == "none" or self.llm is None:
+        """One extraction per chunk: by spaCy (``fast``), or by the LLM (cached, so re-runs
+        cost nothing)."""
+        if self.extract_mode == "none":
             return {}
         texts = [
             ChunkText(c.id, item.document.title, c.text) for item in batch for c in item.chunks
         ]
+        done = counter(self.progress, self._extract_label)
         with self._stage("extract"):
-            results = extract_chunks(self.llm, texts, on_done=counter(self.progress, "LLM calls"))
+            if self.fast is not None:
+                results = self.fast.extract_chunks(texts, on_done=done)
+            elif self.llm is not None:
+                results = extract_chunks(self.llm, texts, on_done=done)
+            else:
+                return {}
         return {r.chunk_id: r for r in results}
 
     def rows(
