@@ -331,3 +331,12 @@ def test_real_locomo_counts() -> None:
     small = load_dataset("locomo", REAL_DATA, limit=5, seed=0)
     conversations = {q.id.split(":")[0] for q in small.questions}
     assert {d.title.split()[1] for d in small.corpus} == conversations
+
+
+@needs_real_data
+def test_real_2wiki_dev_subset_with_its_own_corpus() -> None:
+    questions = REAL_DATA / "2wikimultihopqa" / "dev_subset" / "2wikimultihopqa_dev_164.json"
+    data = load_dataset("2wiki", REAL_DATA, path=questions, limit=None)
+    assert (len(data.questions), len(data.corpus)) == (164, 1294)
+    corpus = {(d.title, d.text) for d in data.corpus}
+    assert all((g.title, g.text) in corpus for q in data.questions for g in q.gold)

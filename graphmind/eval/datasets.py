@@ -347,7 +347,10 @@ def _load_hotpotqa(root: Path, path: Path | None) -> _Loaded:
 
 
 def _load_2wiki(root: Path, path: Path | None) -> _Loaded:
-    corpus_file = root / TWOWIKI_CORPUS
+    """HippoRAG's full corpus, or the closed corpus a question file has beside it
+    (``NAME_corpus.json`` for ``NAME.json``, as the dev subset's)."""
+    own = None if path is None else path.with_name(f"{path.stem}_corpus.json")
+    corpus_file = own if own is not None and own.is_file() else root / TWOWIKI_CORPUS
     corpus = _corpus_file(corpus_file)
     in_corpus = {(doc.title, doc.text) for doc in corpus}
     files = [path] if path is not None else [root / name for name in TWOWIKI_QUESTIONS]
