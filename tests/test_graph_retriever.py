@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from buildkit import HASH_SPEC, build, scripted_llm
 from conftest import StoreFactory
 from graphmind.ask.retrieve import first_round
@@ -90,3 +92,19 @@ def test_weighted_restart_follows_the_weights() -> None:
     near_z = weighted_personalized_pagerank(graph, {"x": 0.1, "z": 1.0}, damping=0.5)
     assert near_x["x"] > near_x["z"] and near_z["z"] > near_z["x"]
     assert weighted_personalized_pagerank(graph, {"w": 1.0}) == {}
+
+
+def test_weighted_restart_scores_are_igraphs() -> None:
+    import igraph as ig
+
+    nodes = [f"n{i}" for i in range(12)]
+    edges = [(f"n{i}", f"n{(i * 5 + 3) % 12}", 1.0 + i % 3) for i in range(12)]
+    edges.append(("n0", "n1", 2.0))  # n11 -> n2 and this pair: parallel edges are summed
+    reset = {"n0": 1.0, "n7": 0.25}
+    ours = weighted_personalized_pagerank(Projection(nodes, edges), reset, damping=0.5)
+    graph = ig.Graph(n=12, edges=[(int(a[1:]), int(b[1:])) for a, b, _ in edges])
+    graph.es["weight"] = [w for _, _, w in edges]
+    theirs = graph.personalized_pagerank(
+        reset=[reset.get(n, 0.0) for n in nodes], weights="weight", damping=0.5, directed=False
+    )
+    assert [ours[n] for n in nodes] == pytest.approx(theirs, abs=1e-9)

@@ -102,7 +102,7 @@ class AskOptions:
     checked_rounds: int = 1  # rounds whose answer is checked; later ones go on only for a hop
     k: int = 10  # the naive baseline's passages; round 1 shows these first
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k
-    first: FirstList = "fused"  # round 1's first k: see ``first_round``
+    first: FirstList = "graph"  # round 1's first k (measured best): see ``first_round``
     follow_up: int = 6  # later rounds: new candidates beside the cited ones
     context_tokens: int = 2500
     expand: bool = True

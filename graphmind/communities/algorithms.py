@@ -145,21 +145,47 @@ def personalized_pagerank(
 
 
 def weighted_personalized_pagerank(
-    projection: Projection, reset: dict[str, float], *, damping: float = DAMPING
+    projection: Projection,
+    reset: dict[str, float],
+    *,
+    damping: float = DAMPING,
+    tolerance: float = 1e-10,
+    max_iterations: int = 200,
 ) -> dict[str, float]:
     """PageRank restarting at the nodes of ``reset`` in proportion to their weights
-    (those present in the projection with a positive weight)."""
+    (those present in the projection with a positive weight), by power iteration on the
+    undirected weighted graph; a node without edges sends its score to the restart
+    nodes. Same scores as igraph's PRPACK, far faster on the small sub-graphs a question
+    reads (PRPACK's set-up dominates there)."""
+    import numpy as np
+
     nodes = sorted(projection.nodes)
     position = {n: i for i, n in enumerate(nodes)}
-    vector = [0.0] * len(nodes)
+    restart = np.zeros(len(nodes))
     for node, weight in reset.items():
         if node in position and weight > 0:
-            vector[position[node]] += weight
-    if not any(vector):
+            restart[position[node]] += weight
+    if not restart.any():
         return {}
-    graph = _graph(nodes, projection.edges)
-    weights = "weight" if graph.ecount() else None
-    scores = graph.personalized_pagerank(
-        reset=vector, weights=weights, damping=damping, directed=False
-    )
+    restart /= restart.sum()
+    pairs: dict[tuple[int, int], float] = defaultdict(float)
+    for a, b, w in projection.edges:
+        if a in position and b in position and a != b:
+            pairs[(min(position[a], position[b]), max(position[a], position[b]))] += w
+    ends = np.array(list(pairs), dtype=np.int64).reshape(-1, 2)
+    source = np.concatenate([ends[:, 0], ends[:, 1]])
+    target = np.concatenate([ends[:, 1], ends[:, 0]])
+    weights = np.tile(np.fromiter(pairs.values(), dtype=float, count=len(pairs)), 2)
+    strength = np.bincount(source, weights=weights, minlength=len(nodes))
+    share = weights / strength[source] if len(source) else weights
+    dangling = strength == 0
+    scores = restart.copy()
+    for _ in range(max_iterations):
+        walked = np.bincount(target, weights=scores[source] * share, minlength=len(nodes))
+        following = damping * (walked + scores[dangling].sum() * restart)
+        following += (1.0 - damping) * restart
+        done = np.abs(following - scores).sum() < tolerance
+        scores = following
+        if done:
+            break
     return dict(zip(nodes, (float(s) for s in scores), strict=True))
