@@ -21,7 +21,8 @@ temporary folder. Prints tables, or with ``--json`` one JSON object; asserts not
 ``--extract none,fast`` compares extraction modes instead: each builds the corpus into a
 fresh store through every build stage (``run_build``: communities included, no LLM),
 with the embedder of ``--variant`` (default: the real one), and the table gives each
-stage's seconds, the ratio to the first mode, and the entities, triplets and SAME_AS
+stage's wall and CPU seconds (this process's, all threads; and the embedded FalkorDB
+server's CPU seconds), the ratios to the first mode, and the entities, triplets and SAME_AS
 links written.
 
     .venv/bin/python scripts/bench_build.py [--corpus PATH] [--limit N] [--variant hash|real|both]
@@ -163,6 +164,17 @@ class Target:
                 self.clear(store)
             finally:
                 store.close()
+
+    def server_cpu(self, store: GraphStore) -> float | None:
+        """CPU seconds (user and system) the embedded server has used (unknown for a Neo4j
+        server)."""
+        if not isinstance(store, FalkorDBLiteStore):
+            return None
+        pid = store._db.client.pid
+        if not pid:
+            return None
+        times = psutil.Process(pid).cpu_times()
+        return float(times.user + times.system)
 
     def server_rss(self, store: GraphStore) -> float | None:
         """Resident memory of the embedded server in MiB (unknown for a Neo4j server)."""
@@ -326,12 +338,16 @@ def run_raw(captured: list[dict[str, Any]], spec: EmbedderSpec, target: Target, 
 
 @dataclass
 class ModeRun:
-    """One extraction mode's whole build: seconds per stage and what it wrote."""
+    """One extraction mode's whole build: wall and CPU seconds per stage and what it wrote.
+    ``cpu`` is this process's CPU seconds (all threads) per stage and in ``total``;
+    ``server_cpu`` the embedded FalkorDB server's (None on Neo4j: not measured)."""
 
     mode: str
     embedder: str
     seconds: float
     stages: dict[str, float]
+    cpu: dict[str, float]
+    server_cpu: float | None
     documents: int
     chunks: int
     entities: int
@@ -354,19 +370,27 @@ def run_mode(
     summaries list member names), timed as a whole and per stage."""
     options = BuildOptions(extract=mode, batch_docs=batch_docs, limit=limit)  # type: ignore[arg-type]
     with target.fresh(name, embedder.spec) as store:
-        started = time.perf_counter()
+        server = target.server_cpu(store)
+        started, cpu_started = time.perf_counter(), time.process_time()
         report = run_build(store, embedder, None, [str(corpus)], options, CommunityOptions())
         seconds = time.perf_counter() - started
+        cpu_total = time.process_time() - cpu_started
+        server_after = target.server_cpu(store)
         stages = {k: v for k, v in report.seconds.items() if k != "total"}
         # on Neo4j a batch's write overlaps the next batch's extract and embed: the stages
-        # add up to more than the whole
+        # add up to more than the whole (in CPU seconds too: the process's, all threads)
         stages["communities"] = report.communities.get("seconds", {}).get("total", 0.0)
+        cpu = {k: v for k, v in report.cpu_seconds.items() if k != "total"}
+        cpu["communities"] = report.communities.get("cpu_seconds", {}).get("total", 0.0)
+        cpu["total"] = cpu_total
         counts = store.counts()
         return ModeRun(
             mode,
             embedder.spec.model,
             seconds,
             stages,
+            cpu,
+            None if server is None or server_after is None else server_after - server,
             report.documents_new,
             counts["Chunk"],
             counts["Entity"],
@@ -385,6 +409,10 @@ def mode_table(target: Target, runs: list[ModeRun]) -> Table:
         "seconds",
         "x first",
         *stage_names,
+        "CPU s",
+        "x first",
+        *(f"{k} CPU" for k in stage_names),
+        "server CPU",
         "docs",
         "entities",
         "triplets",
@@ -400,6 +428,10 @@ def mode_table(target: Target, runs: list[ModeRun]) -> Table:
             f"{run.seconds:.1f}",
             f"{run.seconds / first.seconds:.2f}",
             *(f"{run.stages.get(k, 0.0):.1f}" for k in stage_names),
+            f"{run.cpu['total']:.1f}",
+            f"{run.cpu['total'] / first.cpu['total']:.2f}",
+            *(f"{run.cpu.get(k, 0.0):.1f}" for k in stage_names),
+            "-" if run.server_cpu is None else f"{run.server_cpu:.1f}",
             str(run.documents),
             str(run.entities),
             str(run.triplets),

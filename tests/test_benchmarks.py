@@ -69,6 +69,8 @@ def test_bench_build_compares_extraction_modes() -> None:
     assert none["entities"] == none["triplets"] == 0
     assert fast["entities"] > 0 and fast["triplets"] > 0
     assert "extract" in fast["stages"] and "communities" in fast["stages"]
+    assert set(fast["cpu"]) == {*fast["stages"], "total"}
+    assert fast["cpu"]["embed"] > 0 and fast["server_cpu"] is not None
 
 
 @needs_corpus
