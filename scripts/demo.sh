@@ -13,3 +13,10 @@ export GRAPHMIND_LLM_MODEL=${GRAPHMIND_LLM_MODEL:-qwen2.5-coder-1.5b}
 .venv/bin/graphmind build graphmind/samples/physicists --chunk-size 256
 .venv/bin/graphmind cypher "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.name AS subject, r.predicate AS predicate, b.name AS object ORDER BY subject LIMIT 15"
 .venv/bin/graphmind ask "Who did Lise Meitner work with in Berlin?" --trace
+# What the graph finds and vector search misses: with two passages, naive's vector top-2
+# are Lise Meitner's and Marie Curie's pages (the question's words); the graph walk goes
+# from the fact (Lise Meitner, worked with, Otto Hahn) to Otto Hahn's page, which states
+# his 1944 Nobel Prize in Chemistry.
+question="Which prize did the chemist Lise Meitner worked with receive?"
+.venv/bin/graphmind ask "$question" --k 2 --mode naive
+.venv/bin/graphmind ask "$question" --k 2
