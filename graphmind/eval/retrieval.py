@@ -13,7 +13,6 @@ hop count, 2Wiki's and HotpotQA's question type); each list's search time is kep
 from __future__ import annotations
 
 import json
-import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,12 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmind.ask.loop import AskOptions
-from graphmind.ask.retrieve import candidates, first_round, fuse
+from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, rank_lists
 from graphmind.ask.retrievers import (
     GRAPH_PPR,
-    RETRIEVERS,
     VECTOR_CHUNK,
-    Query,
     Ranking,
     RetrieveOptions,
 )
@@ -120,19 +117,11 @@ def run_retrieval(
 
 
 def _lists(
-    store: GraphStore, question: str, vector: list[float], k: int, first: Any
+    store: GraphStore, question: str, vector: list[float], k: int, first: FirstList
 ) -> tuple[dict[str, Ranking], dict[str, float]]:
     """Every retriever's list (timed), their fusion and round 1's first ``k``."""
-    asked = Query(question, vector)
-    options = RetrieveOptions(per_list=PER_LIST)
-    lists: dict[str, Ranking] = {}
     ms: dict[str, float] = {}
-    for retriever in RETRIEVERS.values():
-        started = time.perf_counter()
-        ranking = retriever.search(store, asked, options)
-        ms[retriever.source] = (time.perf_counter() - started) * 1000
-        if ranking:
-            lists[retriever.source] = ranking
+    lists = rank_lists(store, question, vector, RetrieveOptions(per_list=PER_LIST), timings=ms)
     lists[FUSED] = [c for c, _, _ in fuse([lists], PER_LIST)]
     if GRAPH_PPR in lists:
         pair = {VECTOR_CHUNK: lists.get(VECTOR_CHUNK, []), GRAPH_PPR: lists[GRAPH_PPR]}
