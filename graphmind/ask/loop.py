@@ -100,7 +100,7 @@ class AskOptions:
     mode: Mode = "loop"
     max_rounds: int = 3
     checked_rounds: int = 1  # rounds whose answer is checked; later ones go on only for a hop
-    k: int = 10  # the naive baseline's passages; round 1 shows these first
+    k: int = 10  # passages round 1 shows first (naive's vector top-k, or the graph walk's)
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k
     first: FirstList = "graph"  # round 1's first k (measured best): see ``first_round``
     follow_up: int = 6  # later rounds: new candidates beside the cited ones
@@ -278,7 +278,7 @@ class AskLoop:
                 hits = self.store.vector_search("Chunk", vectors[0], state.k)
                 near = {h.id: h.similarity for h in hits}
                 head = first_round(lists[0], list(near), state.k, self.options.first)
-                fused = _vector_first(fused, [(c, near.get(c, 0.0)) for c in head])
+                fused = _head_first(fused, [(c, near.get(c, 0.0)) for c in head])
             else:  # the follow-up's own nearest passages first, even ones shown uncited
                 # before: they may hold the next hop, which the question's answer did not
                 hits = self.store.vector_search("Chunk", vectors[-1], self.options.follow_up)
@@ -286,7 +286,7 @@ class AskLoop:
                 if state.bridging:  # a next hop: the bridge's passages first
                     about = self._about(state.rounds[-1].judgement.draft_answer, carried_ids)
                     nearest = about + [n for n in nearest if n[0] not in dict(about)]
-                fused = _vector_first(fused, nearest)
+                fused = _head_first(fused, nearest)
             state.fused.update(f[0] for f in fused)
             excluded = state.memory.exclude([f[0] for f in fused])
             fused = [f for f in fused if f[0] not in excluded]
@@ -1268,7 +1268,7 @@ def states(answer: str, texts: list[str]) -> bool:
     return bool(phrase) and any(f" {phrase} " in f" {normalize_answer(t)} " for t in texts)
 
 
-def _vector_first(
+def _head_first(
     fused: list[tuple[str, float, list[str]]], head: list[tuple[str, float]]
 ) -> list[tuple[str, float, list[str]]]:
     """The fused list with ``head`` first, in its order: round 1's first list (naive's
