@@ -155,3 +155,10 @@ def test_a_missing_pipeline_package_is_one_clear_error(open_store: StoreFactory)
         BuildPipeline(
             store, HashingEmbedder(HASH_SPEC), None, BuildOptions(extract="fast", fast_model="a/b")
         )
+
+
+def test_progress_hears_how_many_chunks_are_parsed_so_far() -> None:
+    chunks = [ChunkText(f"c{i}", "Lise Meitner", "She was born in Vienna.") for i in range(3)]
+    heard: list[int] = []
+    FastExtractor().extract_chunks(chunks, on_done=heard.append)
+    assert heard == [1, 2, 3]  # the count so far, as the LLM path reports it (core.progress)

@@ -96,7 +96,7 @@ class FastExtractor:
             status = "ok" if extraction.entities or extraction.relations else "empty"
             results.append(ChunkExtraction(chunk.id, status, extraction))
             if on_done is not None:
-                on_done(1)
+                on_done(len(results))  # finished so far, as the LLM path counts
         return results
 
 
