@@ -130,18 +130,8 @@ def pagerank(projection: Projection, *, damping: float = DAMPING) -> dict[str, f
 def personalized_pagerank(
     projection: Projection, seeds: Iterable[str], *, damping: float = DAMPING
 ) -> dict[str, float]:
-    """PageRank restarting at ``seeds`` (those present in the projection)."""
-    nodes = sorted(projection.nodes)
-    position = {n: i for i, n in enumerate(nodes)}
-    reset = sorted({position[s] for s in seeds if s in position})
-    if not reset:
-        return {}
-    graph = _graph(nodes, projection.edges)
-    weights = "weight" if graph.ecount() else None
-    scores = graph.personalized_pagerank(
-        reset_vertices=reset, weights=weights, damping=damping, directed=False
-    )
-    return dict(zip(nodes, (float(s) for s in scores), strict=True))
+    """PageRank restarting at ``seeds`` (those present in the projection), evenly."""
+    return weighted_personalized_pagerank(projection, dict.fromkeys(seeds, 1.0), damping=damping)
 
 
 def weighted_personalized_pagerank(
