@@ -1,4 +1,4 @@
-"""Write the MuSiQue question files of the README's held-out loop measurement.
+"""Write the MuSiQue question files of the held-out loop measurement (docs/measurements.md).
 
 MuSiQue dev has 292 questions here. The loop's rules were tuned on ``graphmind eval
 musique --limit 140`` (seed 0) and checked on ``--limit 100 --seed 3642``; this writes
