@@ -520,6 +520,25 @@ def mcp_command(settings: Callable[[], Settings]) -> None:
     serve(settings)
 
 
+@main.command(name="serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.pass_obj
+def serve_command(settings: Callable[[], Settings], host: str, port: int) -> None:
+    """Serve the HTTP API, the web page (/) and an OpenAI-compatible chat endpoint.
+    Listens on 127.0.0.1 unless told; another address needs GRAPHMIND_SERVE_TOKEN,
+    which every writing request (build, delete, feedback) must then send."""
+    from graphmind.core.errors import ConfigError
+
+    try:
+        from graphmind.serve.app import serve
+    except ImportError as exc:
+        raise ConfigError(
+            f"graphmind serve needs its extra: pip install 'graphmind[serve]' ({exc})"
+        ) from exc
+    serve(host, port, settings)
+
+
 @main.command()
 @click.option(
     "--keep",
