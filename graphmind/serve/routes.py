@@ -161,7 +161,7 @@ async def _uploads(request: Request) -> tuple[list[tuple[str, bytes]], dict[str,
     most: int = request.app.state.max_upload
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > most + 64 * 1024:
-        raise TooLargeError(f"the upload is {int(length)} bytes; the most is {most}")
+        raise TooLargeError(_too_large(most))
     if "multipart/form-data" not in request.headers.get("content-type", ""):
         raise BadInputError("send the files as multipart/form-data, each as `files`")
     form = await request.form(max_files=100, max_fields=20)
@@ -175,10 +175,17 @@ async def _uploads(request: Request) -> tuple[list[tuple[str, bytes]], dict[str,
         data = await value.read(most + 1 - size)
         size += len(data)
         if size > most:
-            raise TooLargeError(f"the upload is over {most} bytes, the most this server takes")
+            raise TooLargeError(_too_large(most))
         files.append((value.filename or key, data))
     await form.close()
     return files, fields
+
+
+def _too_large(most: int) -> str:
+    return (
+        f"the upload is over {most} bytes, the most this server takes "
+        "(GRAPHMIND_SERVE_MAX_UPLOAD_MB)"
+    )
 
 
 def _build_options(svc: Service, fields: dict[str, str]) -> BuildOptions:
