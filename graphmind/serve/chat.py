@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from graphmind.core.decision import Decision
 from graphmind.core.errors import BadInputError
+from graphmind.mcp_server import capped
 from graphmind.serve.routes import Svc
 from graphmind.serve.service import Service
 from graphmind.serve.streaming import SSE_HEADERS, Emit, Event, events_of
@@ -56,7 +57,7 @@ def question_of(body: ChatRequest) -> str:
                     str(p.get("text", "")) for p in content if p.get("type") == "text"
                 )
             if content and content.strip():
-                return content.strip()
+                return capped(content, "the question").strip()
             break
     raise BadInputError("the conversation has no user message with text to answer")
 
