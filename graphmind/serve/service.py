@@ -76,6 +76,7 @@ class Service:
         with self._opening:
             if self._store is None:
                 self._store = open_store(self.settings, shared=True)
+                self._store.serialize_writes()  # many request threads, one writer
             return self._store
 
     def embedder(self) -> Embedder:
@@ -111,7 +112,10 @@ class Service:
         """The model that answers, for ``/v1/models`` (no model is loaded for it)."""
         if self._llm is not None:
             return self._llm.model_id
-        choice = choose_llm(self.settings)
+        try:
+            choice = choose_llm(self.settings)
+        except ConfigError:
+            return "none"
         if choice.model:
             return choice.model
         return choice.gguf_path.stem if choice.gguf_path else "none"
