@@ -4,6 +4,7 @@ client against a real uvicorn on a free loopback port, on both stores."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -113,3 +114,18 @@ def test_a_model_failure_is_an_openai_error_streamed_or_not(tmp_path: Path) -> N
         }
         assert lines[-1] == "data: [DONE]"
         assert s.service.store().counts()["Decision"] == 1  # only the one asked before
+
+
+def test_the_readme_chat_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## HTTP server and web page: `graphmind serve`", 1)[1]
+    match = re.search(r"```python\n(.*?)```", section.split("\n## ", 1)[0], re.DOTALL)
+    assert match and len(match.group(1).strip().splitlines()) == 2
+    with serving(tmp_path, {}) as s:
+        code = match.group(1).replace("http://127.0.0.1:8765", s.url)
+        assert code != match.group(1)
+        exec(compile(code, "README.md", "exec"), {})
+        asked = s.service.decisions(1)[0]
+    printed = capsys.readouterr().out
+    assert asked["question"] == "Where was the author of X born?"
+    assert printed.strip() == (asked["answer"] or "Not found in the corpus.")

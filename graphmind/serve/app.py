@@ -2,7 +2,7 @@
 
 ``create_app`` wires the routes (``routes``, ``chat``, ``page``), the error bodies
 (``errors``) and the token (``auth``) around one ``Service``; ``serve`` checks the
-address and runs it. The OpenAPI schema is at ``/openapi.json`` (docs at ``/docs``).
+address and runs it. The OpenAPI schema is at ``/openapi.json``.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ def create_app(
         version=__version__,
         summary="Ask, audit and teach a GraphMind store over HTTP.",
         lifespan=lifespan,
+        docs_url=None,  # the interactive docs load their script from a CDN: offline, the
+        redoc_url=None,  # schema at /openapi.json is what is served
     )
     app.state.service = service
     app.state.token = token
