@@ -29,6 +29,7 @@ from graphmind.ingest.loaders import LoadOptions
 from graphmind.ingest.pipeline import BuildOptions, ExtractMode, Layer, ResolveMode
 from graphmind.memory.prune import PruneOptions
 from graphmind.memory.session import MemoryMode, MemoryOptions
+from graphmind.serve import DEFAULT_HOST, DEFAULT_PORT
 from graphmind.store import QueryResult
 from graphmind.store.base import MAX_READ_ROWS
 from graphmind.store.registry import default_root, parameters
@@ -521,8 +522,8 @@ def mcp_command(settings: Callable[[], Settings]) -> None:
 
 
 @main.command(name="serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
 @click.pass_obj
 def serve_command(settings: Callable[[], Settings], host: str, port: int) -> None:
     """Serve the HTTP API, the web page (/) and an OpenAI-compatible chat endpoint.

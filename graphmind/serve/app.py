@@ -20,12 +20,10 @@ from fastapi import FastAPI
 from graphmind import __version__
 from graphmind.config import Settings, load_settings
 from graphmind.core.errors import ConfigError
-from graphmind.serve import chat, errors, page, routes
+from graphmind.serve import DEFAULT_HOST, DEFAULT_PORT, chat, errors, page, routes
 from graphmind.serve.auth import check_bind, token_from_env
 from graphmind.serve.service import Service
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 MAX_UPLOAD_ENV = "GRAPHMIND_SERVE_MAX_UPLOAD_MB"
 DEFAULT_MAX_UPLOAD_MB = 50
 STARTUP_SECONDS = 30.0
