@@ -159,6 +159,11 @@ def test_documents_are_uploaded_built_and_deleted(
         odd = c.post("/documents", files=[("files", ("a.txt", b"x"))], data={"extract": "all"})
         assert "extract must be" in error_of(odd, 400, "BadInputError", 2)
 
+        # no token here, yet another site's page may not write (a form upload, a delete)
+        evil = {"Origin": "http://evil.example"}
+        crossed = c.post("/documents", files=[("files", ("x.txt", b"x"))], headers=evil)
+        error_of(crossed, 403, "CrossSiteError", 2)
+        error_of(c.delete(f"/documents/{ellis['id']}", headers=evil), 403, "CrossSiteError", 2)
         gone = c.delete(f"/documents/{ellis['id']}")
         assert gone.status_code == 200, gone.text
         assert [d["title"] for d in gone.json()["documents"]] == ["Port Ellis"]
@@ -367,6 +372,12 @@ def test_writing_requests_need_the_token(tmp_path: Path) -> None:
         )
         built = c.post("/documents", files=files, data={"extract": "none"}, headers=good)
         assert built.status_code == 200, built.text
+        # another site's page is refused even with the token; the server's own page is not
+        evil = {**good, "Origin": "http://evil.example"}
+        crossed = c.post("/documents", files=files, data={"extract": "none"}, headers=evil)
+        assert "another site" in error_of(crossed, 403, "CrossSiteError", 2)
+        same = {**good, "Origin": s.url}
+        assert c.post(feedback, json={"correct": False}, headers=same).status_code == 200
         # reading and asking need no token
         assert c.get("/documents").status_code == 200
         assert c.post("/ask", json={"question": QUESTION}).status_code == 200

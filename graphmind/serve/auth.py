@@ -1,7 +1,9 @@
 """Safe by default: loopback unless told, and a bearer token for every writing request.
 
 ``GRAPHMIND_SERVE_TOKEN`` set: building, deleting and feedback need
-``Authorization: Bearer <token>``. A non-loopback address is refused without one.
+``Authorization: Bearer <token>``. A non-loopback address is refused without one. A
+writing request a browser sends from another site's page (its ``Origin`` is not this
+server) is refused, token or not: a form there could otherwise upload to a local server.
 """
 
 from __future__ import annotations
@@ -9,11 +11,12 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import os
+from urllib.parse import urlsplit
 
 from fastapi import Request
 
 from graphmind.core.errors import ConfigError
-from graphmind.serve.errors import UnauthorizedError
+from graphmind.serve.errors import CrossSiteError, UnauthorizedError
 
 TOKEN_ENV = "GRAPHMIND_SERVE_TOKEN"
 LOOPBACK_NAMES = ("localhost",)
@@ -46,7 +49,13 @@ def check_bind(host: str, token: str | None) -> None:
 
 
 def require_token(request: Request) -> None:
-    """A dependency of writing routes: the bearer token, when the server has one."""
+    """A dependency of writing routes: no other site's page, and the bearer token when
+    the server has one."""
+    origin = request.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
+        raise CrossSiteError(
+            f"a writing request from the page of another site ({origin[:100]}) is refused"
+        )
     token: str | None = request.app.state.token
     if not token:
         return

@@ -37,6 +37,13 @@ class UnauthorizedError(ConfigError):
     exit_code = 2
 
 
+class CrossSiteError(ConfigError):
+    """A writing request sent by a page of another site (its ``Origin`` is not the
+    server's): a browser's form could otherwise write to a local server."""
+
+    exit_code = 2
+
+
 class TooLargeError(BadInputError):
     """An upload over the server's size limit."""
 
@@ -44,6 +51,7 @@ class TooLargeError(BadInputError):
 # most specific first
 STATUS: tuple[tuple[type[GraphMindError], int], ...] = (
     (UnauthorizedError, 401),
+    (CrossSiteError, 403),
     (TooLargeError, 413),
     (NotFoundError, 404),
     (EmptyStoreError, 409),
