@@ -39,7 +39,9 @@ def test_the_openai_client_chats_with_graphmind(tmp_path: Path, store_env: dict[
         extra = (reply.model_extra or {})["graphmind"]
         decision = s.service.trace(extra["decision_id"])  # recorded like any ask
         assert decision.question == QUESTION and extra["grade"] == "INFERRABLE"
-        assert reply.usage is not None and reply.usage.total_tokens > 0
+        assert reply.usage is not None and reply.usage.total_tokens == max(
+            decision.tokens, reply.usage.completion_tokens
+        )
 
         chunks = list(
             client.chat.completions.create(model="graphmind", messages=messages, stream=True)

@@ -89,8 +89,8 @@ def completion(d: Decision, model: str) -> dict[str, Any]:
     """The decision as an OpenAI ``chat.completion`` (GraphMind's fields under
     ``graphmind``)."""
     text = reply_text(d)
-    prompt = max(1, len(d.question) // 4)
-    answer = max(1, len(text) // 4)
+    answer = max(1, len(text) // 4)  # the reply, about four characters a token
+    prompt = max(0, d.tokens - answer)  # the rest of what the loop's LLM calls spent
     return {
         "id": f"chatcmpl-{d.id}",
         "object": "chat.completion",
