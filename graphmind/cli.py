@@ -29,6 +29,7 @@ from graphmind.ingest.loaders import LoadOptions
 from graphmind.ingest.pipeline import BuildOptions, ExtractMode, Layer, ResolveMode
 from graphmind.memory.prune import PruneOptions
 from graphmind.memory.session import MemoryMode, MemoryOptions
+from graphmind.serve import DEFAULT_HOST, DEFAULT_PORT
 from graphmind.store import QueryResult
 from graphmind.store.base import MAX_READ_ROWS
 from graphmind.store.registry import default_root, parameters
@@ -518,6 +519,25 @@ def mcp_command(settings: Callable[[], Settings]) -> None:
     from graphmind.mcp_server import serve
 
     serve(settings)
+
+
+@main.command(name="serve")
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
+@click.pass_obj
+def serve_command(settings: Callable[[], Settings], host: str, port: int) -> None:
+    """Serve the HTTP API, the web page (/) and an OpenAI-compatible chat endpoint.
+    Listens on 127.0.0.1 unless told; another address needs GRAPHMIND_SERVE_TOKEN,
+    which every writing request (build, delete, feedback) must then send."""
+    from graphmind.core.errors import ConfigError
+
+    try:
+        from graphmind.serve.app import serve
+    except ImportError as exc:
+        raise ConfigError(
+            f"graphmind serve needs its extra: pip install 'graphmind[serve]' ({exc})"
+        ) from exc
+    serve(host, port, settings)
 
 
 @main.command()

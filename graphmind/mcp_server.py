@@ -81,7 +81,7 @@ def capped(text: str, what: str, most: int = MAX_TEXT) -> str:
     return text
 
 
-def _audit_params(name: str, params: dict[str, Any] | None) -> dict[str, Any]:
+def audit_params(name: str, params: dict[str, Any] | None) -> dict[str, Any]:
     """An audit call's parameters: only those its query uses, each a short plain value."""
     given = dict(params or {})
     wanted = audit_parameters(name)
@@ -247,7 +247,7 @@ class GraphMindTools:
             raise NotFoundError(f"no audit query {name!r}; there are: {', '.join(known)}")
         if not 1 <= limit <= MAX_AUDIT_ROWS:
             raise BadInputError(f"limit must be 1 to {MAX_AUDIT_ROWS}, got {limit}")
-        given = _audit_params(key, params)
+        given = audit_params(key, params)
         config = self.settings()
         with open_store(config, create=False) as store:
             result = store.read_capped(f"audit/{key}", given, limit, timeout=config.query_timeout)

@@ -10,7 +10,7 @@
 # 7474) and stopped when the tests end, however they end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev,local,eval
+scripts/setup.sh dev,local,eval,serve
 .venv/bin/python scripts/fetch_model.py                              # extraction tests
 .venv/bin/python scripts/fetch_model.py --model qwen2.5-coder-1.5b   # the ask loop's test
 # one tiny completion in a child process: a llama.cpp build that crashes on this CPU

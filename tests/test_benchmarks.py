@@ -121,3 +121,25 @@ def test_bench_embed_prints_throughput_and_the_compute_ceiling() -> None:
     assert len(rows) == 2  # its throughput, and its share of the ceiling
     percent = float(rows[-1].split("│")[-2])
     assert 0 < percent < 1000
+
+
+def test_bench_serve_loads_the_server_without_errors() -> None:
+    result = bench("bench_serve.py", "--clients", "4", "--seconds", "3")
+    (run,) = result["runs"]
+    assert run["store"] == "falkordb" and run["errors"] == 0
+    assert set(run["kinds"]) == {"ask", "trace", "documents", "feedback"}
+    assert run["decisions"] > 0 and run["decisions_missing"] == 0
+    assert run["feedback"] > 0 and run["feedback_missing"] == 0
+
+
+@pytest.mark.neo4j
+@pytest.mark.skipif(NEO4J_URI is None, reason=NEO4J_SKIP)
+def test_bench_serve_on_neo4j() -> None:
+    env = {
+        "GRAPHMIND_NEO4J_USER": os.environ.get("GRAPHMIND_TEST_NEO4J_USER", "neo4j"),
+        "GRAPHMIND_NEO4J_PASSWORD": os.environ.get("GRAPHMIND_TEST_NEO4J_PASSWORD", ""),
+    }
+    args = ["--clients", "4", "--seconds", "3", "--neo4j", str(NEO4J_URI), "--no-falkordb"]
+    (run,) = bench("bench_serve.py", *args, env=env)["runs"]
+    assert run["store"] == "neo4j" and run["errors"] == 0
+    assert run["decisions"] > 0 and run["decisions_missing"] == 0 and run["feedback_missing"] == 0

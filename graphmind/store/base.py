@@ -8,6 +8,7 @@ schema, report health. Every query comes from the registry by name.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
@@ -113,6 +114,7 @@ class GraphStore(ABC):
     # first), and overlap there has not been measured since
     concurrent: bool = False
     location: str
+    _write_turn: threading.Lock | None = None  # set by ``serialize_writes``
 
     def __init__(self, registry: QueryRegistry) -> None:
         self.registry = registry
@@ -168,7 +170,21 @@ class GraphStore(ABC):
     ) -> list[Row]:
         """Run the named query and return its records."""
         text, given = self._prepared(name, params, slots)
-        return self._execute(text, given, write=write).records()
+        if write:
+            return self._write(text, given).records()
+        return self._execute(text, given, write=False).records()
+
+    def serialize_writes(self) -> None:
+        """From now on, this object's writes run one at a time (a server's request
+        threads: on Neo4j, concurrent decisions and feedback on one query type lock the
+        same nodes, deadlock and are retried, for seconds each)."""
+        self._write_turn = threading.Lock()
+
+    def _write(self, text: str, params: Mapping[str, Any]) -> QueryResult:
+        if self._write_turn is None:
+            return self._execute(text, params, write=True)
+        with self._write_turn:
+            return self._execute(text, params, write=True)
 
     def _prepared(
         self, name: str, params: Mapping[str, Any] | None, slots: Mapping[str, str]
@@ -249,7 +265,7 @@ class GraphStore(ABC):
         extra = dict(params or {})
         check_parameters(name, text, {"rows", *extra})
         for batch in iter_batches(rows, batch_size):
-            self._execute(text, {**extra, "rows": [dict(r) for r in batch]}, write=True)
+            self._write(text, {**extra, "rows": [dict(r) for r in batch]})
         return len(rows)
 
     def vector_search(self, label: str, vector: Sequence[float], k: int) -> list[VectorHit]:
