@@ -18,7 +18,6 @@ from graphmind.ask.loop import (
     ABSTAIN_ANSWER,
     AskLoop,
     AskOptions,
-    _supporting,
     better,
     bridge_hop,
     first_hop,
@@ -29,6 +28,7 @@ from graphmind.ask.loop import (
     states,
 )
 from graphmind.ask.models import JUDGED_REASON_CHARS, Answer
+from graphmind.ask.rules.evidence import supporting
 from graphmind.ask.retrieve import RetrieveOptions
 from graphmind.core.decision import Candidate, Decision, Round
 from graphmind.core.errors import LLMError
@@ -904,8 +904,8 @@ def test_an_uncited_answer_cites_the_passages_that_state_it_first() -> None:
     plural = Candidate(id="a", text="Silent Harbors of Maine are foggy.", title="t", score=1.0)
     other = Candidate(id="b", text="A film shot in 1998.", title="t", score=1.0)
     stating = Candidate(id="c", text="SILENT HARBOR was shot there.", title="t", score=1.0)
-    assert [c.id for c in _supporting([plural, other, stating], "Silent Harbor")] == ["c", "a", "b"]
-    assert [c.id for c in _supporting([plural, other], "")] == ["a", "b"]
+    assert [c.id for c in supporting([plural, other, stating], "Silent Harbor")] == ["c", "a", "b"]
+    assert [c.id for c in supporting([plural, other], "")] == ["a", "b"]
 
 
 def test_an_answer_made_of_the_questions_words_restates_it() -> None:
