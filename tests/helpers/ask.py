@@ -15,7 +15,7 @@ from conftest import asked_question
 from graphmind.ask.loop import AskLoop
 from graphmind.ask.options import AskOptions
 from graphmind.ask.retrieve import RetrieveOptions
-from graphmind.core.decision import Decision
+from graphmind.core.decision import Candidate, Decision
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.extract.heuristic import heuristic_response
 from graphmind.llm.base import Message
@@ -148,3 +148,11 @@ def asked_on_disk(tmp_path: Path, store_env: dict[str, str]) -> tuple[Decision, 
         return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=120)
 
     return decision, cli
+
+
+def passage(title: str, text: str) -> Candidate:
+    """A candidate passage named by its title, for the rules and the grading."""
+    return Candidate(id=title, text=text, title=title, score=1.0, sources=[])
+
+
+BETTANY = passage("Paul Bettany", "Paul Bettany, who plays Vision, married Jennifer Connelly.")
