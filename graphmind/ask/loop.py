@@ -37,6 +37,7 @@ from graphmind.ask.options import (
     AskOptions,
     Mode,
 )
+from graphmind.ask.policies import POLICIES, Answered
 from graphmind.ask.prompts import prompt_version
 from graphmind.ask.retrievers import RETRIEVERS
 from graphmind.ask.rules.evidence import SUPPORTING
@@ -52,10 +53,8 @@ from graphmind.ask.rules.text import (
     states,
 )
 from graphmind.ask.state import AskState, Tools
-from graphmind.ask.steps.check import check, goes_on
 from graphmind.ask.steps.expand import evolve
 from graphmind.ask.steps.gather import next_queries, retrieve, start
-from graphmind.ask.steps.hop import first_hop_pays, hop
 from graphmind.ask.steps.read import copies_example, read
 from graphmind.core.decision import Candidate, Citation, Decision, Judgement, Retrieval, Round
 from graphmind.memory.decisions import write_decision
@@ -151,27 +150,22 @@ class AskLoop:
         return decision
 
     def rounds(self, tools: Tools, state: AskState) -> None:
-        """The loop's rounds: gather, read, grade; then a next hop, or a check and the stop
-        rule; then evolve the sub-graph toward what is missing, and go on."""
+        """The loop's rounds: gather, read, grade; then the policy (``[ask] policy``)
+        names the next hop or checks the answer, the round is kept, and the policy says
+        whether another round goes on, after the sub-graph evolves toward what is missing."""
+        policy = POLICIES[self.options.policy]
         for number in range(1, self.options.max_rounds + 1):
             queries = next_queries(state)
             found = retrieve(tools, state, queries)
             asked, reply = read(tools, state, found)
-            final = number == self.options.max_rounds
             judgement = grade(state.question, found, reply, None)
-            next_hop = "" if final else hop(state, found, judgement)
-            if not next_hop and number == 1 and first_hop_pays(tools, state, found, judgement):
-                next_hop = state.first = first_hop(state.question)
-            # a next hop goes on whatever a check would say: no check call for it
-            checked = not final and not next_hop and number <= self.options.checked_rounds
-            checking = check(tools, state, asked, reply) if checked else None
-            if checking is not None:
-                judgement = grade(state.question, found, reply, checking)
-            self.remember(state, number, queries, found, judgement, checking)
-            if final or not goes_on(state, judgement, checking, next_hop):
+            step = policy.plan(tools, state, Answered(number, found, asked, reply, judgement))
+            self.remember(state, number, queries, found, step.judgement, step.check)
+            final = number == self.options.max_rounds
+            if final or not policy.goes_on(state, step.judgement, step.check, step.hop):
                 break
-            state.asking = next_hop or state.question
-            evolve(tools, state, judgement)
+            state.asking = step.hop or state.question
+            evolve(tools, state, step.judgement)
 
     def remember(
         self,

@@ -10,6 +10,8 @@ from graphmind.ask.retrieve import FirstList, RetrieveOptions
 from graphmind.memory.session import MemoryOptions
 
 Mode = Literal["loop", "naive", "judged"]
+# how a round decides the next hop and when to stop (``graphmind.ask.policies``)
+PolicyName = Literal["rules", "reflect"]
 
 
 @dataclass
@@ -19,6 +21,9 @@ class AskOptions:
     mode: Mode = "loop"
     max_rounds: int = 3
     checked_rounds: int = 1  # rounds whose answer is checked; later ones go on only for a hop
+    # "rules": hops found in the question's words (small local models); "reflect": the model
+    # names the next hop (capable endpoint models)
+    policy: PolicyName = "rules"
     k: int = 10  # passages round 1 shows first (naive's vector top-k, or the graph walk's)
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k
     first: FirstList = "graph"  # round 1's first k (measured best): see ``first_round``
@@ -34,6 +39,7 @@ class AskOptions:
 # the output caps of the LLM calls (``read``, ``check``, the judged baseline's)
 ANSWER_MAX_TOKENS = 96  # a short answer and a few passage numbers
 CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
+REFLECT_MAX_TOKENS = 192  # a flag, the next question, one fact, one query
 VERDICT_TOKENS = 40  # one judged verdict, its reason at most JUDGED_REASON_CHARS
 # retrieval (``gather``): the fusion, and a next hop's passages about its bridge
 FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after
