@@ -15,7 +15,7 @@ from graphmind.ingest.documents import LIST_LIMIT
 from graphmind.ingest.pipeline import BuildOptions, BuildReport
 
 if TYPE_CHECKING:
-    from graphmind.ask.loop import AskOptions
+    from graphmind.ask.options import AskOptions
     from graphmind.core.decision import Decision, Round
     from graphmind.eval.runner import EvalOptions
     from graphmind.ingest.documents import DeleteReport, DocumentDetail, DocumentInfo

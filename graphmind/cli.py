@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmind import __version__
-from graphmind.ask.loop import AskOptions, Mode
+from graphmind.ask.options import AskOptions, Mode
 from graphmind.cli_progress import make_console
 from graphmind.communities.pipeline import CommunityOptions, ProjectionKind
 from graphmind.config import Settings, load_settings

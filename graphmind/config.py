@@ -26,7 +26,7 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from graphmind.ask.loop import AskOptions
+from graphmind.ask.options import AskOptions
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.core.errors import ConfigError
 from graphmind.core.redact import has_credentials, public_url

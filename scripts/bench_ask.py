@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphmind import api
-from graphmind.ask.loop import AskOptions
+from graphmind.ask.options import AskOptions
 
 
 def main() -> int:

@@ -107,9 +107,9 @@ class RecordingPipeline(BuildPipeline):
 
     captured: list[dict[str, Any]]
 
-    def write(self, batch: Sequence[Any], rows: list[dict[str, Any]]) -> None:
+    def write(self, batch: Sequence[Any], rows: list[dict[str, Any]]) -> int:
         self.captured.extend(rows)
-        super().write(batch, rows)
+        return super().write(batch, rows)
 
 
 class Target:
@@ -514,9 +514,8 @@ def run_graphrag(
     logging.getLogger("neo4j_graphrag").setLevel(logging.ERROR)  # its deprecation notices
     settings = target.settings
     password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
-    driver = GraphDatabase.driver(
-        settings.store, auth=(settings.neo4j_user, password), **NOTIFICATIONS
-    )
+    auth = (settings.neo4j_user, password) if password is not None else None  # as the store's
+    driver = GraphDatabase.driver(settings.store, auth=auth, **NOTIFICATIONS)
     store = target.open_empty(name)
     try:
         kg = SimpleKGPipeline(

@@ -133,6 +133,14 @@ def open_store(backend: str, tmp_path: Path) -> Iterator[StoreFactory]:
 
 
 @pytest.fixture
+def corpus_store(open_store: StoreFactory, tmp_path: Path) -> GraphStore:
+    """The ask loop's two-hop fixture corpus (``helpers.ask.DOCS``) built into the store."""
+    from helpers.ask import built
+
+    return built(open_store(), tmp_path)
+
+
+@pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     """A copy of the fixture corpus, free to edit."""
     target = tmp_path / "corpus"

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import store_settings
 from graphmind import api
-from graphmind.ask.loop import AskOptions
+from graphmind.ask.options import AskOptions
 from graphmind.config import load_settings
 from graphmind.factories import open_store
 from graphmind.ingest.pipeline import BuildOptions

@@ -20,7 +20,7 @@ from conftest import NEO4J_URI, StoreFactory, open_neo4j
 from graphmind.core.errors import QueryFailedError
 from graphmind.ingest.chunking import MAX_WORD
 from graphmind.store.base import GraphStore
-from test_cli import graphmind
+from helpers.cli import graphmind
 
 LATIN1 = (
     "Der Bäcker aus München verkaufte frische Brötchen. Die Größe der Stücke war "

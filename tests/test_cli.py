@@ -3,29 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-GRAPHMIND = shutil.which("graphmind", path=str(Path(sys.executable).parent)) or "graphmind"
-
-
-def graphmind(
-    cwd: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMIND_")}
-    return subprocess.run(
-        [GRAPHMIND, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**clean, **(env or {})},
-    )
+from helpers.cli import graphmind
 
 
 def test_version(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from conftest import NEO4J_URI
 from graphmind.cli_progress import LineProgress, RichProgress
 from graphmind.config import CONFIG_ENV, SECTIONS, Settings
 from graphmind.eval.datasets import DATA_ENV
-from test_cli import graphmind
+from helpers.cli import graphmind
 
 REPO = Path(__file__).resolve().parents[1]
 HASH = {"GRAPHMIND_EMBEDDER": "hash:384"}
@@ -246,7 +246,7 @@ def test_an_unset_neo4j_password_is_named(tmp_path: Path) -> None:
 def test_eval_json_prints_the_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from graphmind import factories as llm_module
     from graphmind.cli import main
-    from test_eval_runner import FIXTURES, responder
+    from helpers.eval import FIXTURES, responder
 
     llm = scripted_llm(tmp_path / "llm.sqlite", responder)
     monkeypatch.setattr(llm_module, "make_llm", lambda *_a, **_k: llm)

@@ -24,7 +24,7 @@ from graphmind.ingest.documents import (
 )
 from graphmind.store.base import GraphStore
 from graphmind.store.schema import META_ID
-from test_cli import graphmind
+from helpers.cli import graphmind
 
 CORPUS_SIDE = ("Document", "Chunk", "Entity", "Triplet")
 

@@ -6,7 +6,6 @@ import math
 from dataclasses import astuple
 
 import pytest
-from test_eval_records import make_result
 
 from graphmind.eval.datasets import GoldPassage
 from graphmind.eval.metrics import (
@@ -29,6 +28,7 @@ from graphmind.eval.metrics import (
     verdict_identity_rate,
 )
 from graphmind.eval.records import QuestionResult
+from helpers.records import make_result
 
 BARCA_A = "FC Barcelona signed the forward Lionel Messi from its youth academy La Masia in 2004."
 BARCA_B = "FC Barcelona won the treble under coach Pep Guardiola in the 2008 to 2009 season."

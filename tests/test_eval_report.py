@@ -7,12 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_eval_records import make_result
 
 from graphmind.core.errors import ConfigError
 from graphmind.eval.metrics import consistency
 from graphmind.eval.records import QuestionResult, append_result
 from graphmind.eval.report import compare_runs, write_report
+from helpers.records import make_result
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 META = {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from buildkit import HASH_SPEC, provider_of, scripted_llm
-from conftest import asked_question, neo4j_settings, open_neo4j
+from conftest import neo4j_settings, open_neo4j
 from graphmind.config import Settings
 from graphmind.core.errors import BadInputError, ConfigError
 from graphmind.embed.hashing import HashingEmbedder
@@ -25,34 +25,7 @@ from graphmind.llm.base import Message
 from graphmind.llm.cache import ResponseCache
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
-
-FIXTURES = Path(__file__).parent / "fixtures" / "eval"
-ANSWERS = {q.question: q.answers[0] for q in load_dataset("musique", FIXTURES).questions}
-
-
-def numbered(messages: list[Message]) -> dict[int, str]:
-    return {
-        int(n): t
-        for n, t in re.findall(r"^\[(\d+)\] \([^)]*\) (.*)$", messages[1]["content"], re.M)
-    }
-
-
-def responder(messages: list[Message]) -> str:
-    """Uses a passage when it states the gold answer; answers when one does."""
-    question = asked_question(messages).removeprefix("Question: ")
-    gold = ANSWERS.get(question, "")
-    found = numbered(messages)
-    stating = [n for n, t in found.items() if gold and gold.lower() in t.lower()]
-    if messages[0]["content"].startswith("You judge evidence"):
-        verdicts = [
-            {"ref": n, "verdict": "used" if n in stating else "rejected", "reason": "r"}
-            for n in found
-        ]
-        return json.dumps({"verdicts": verdicts, "answer": gold if stating else ""})
-    if messages[-1]["content"].startswith("Check your answer"):
-        done = bool(json.loads(messages[-2]["content"])["answer"])
-        return json.dumps({"complete": done, "missing": "" if done else "the answer"})
-    return json.dumps({"answer": gold, "citations": stating, "abstain": not stating})
+from helpers.eval import FIXTURES, responder
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphmind.llm.smoke import check_local_model
-from test_cli import graphmind
+from helpers.cli import graphmind
 
 CRASHING_LLAMA = textwrap.dedent(
     """

@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from graphmind.mcp_server import MAX_AUDIT_ROWS, audit_queries
-from test_ask import QUESTION, asked_on_disk
-from test_security import INJECTION
+from helpers.ask import QUESTION, asked_on_disk
+from helpers.security import INJECTION
 
 mcp = pytest.importorskip("mcp", reason="graphmind mcp needs the mcp SDK")
 

@@ -25,9 +25,7 @@ from graphmind.memory.querytypes import assign_query_type
 from graphmind.memory.session import MemoryOptions
 from graphmind.store.base import GraphStore
 from graphmind.store.registry import default_root
-from test_ask import QUESTION, asked_on_disk, chunk_of, corpus_store, is_check, loop, responder
-
-__all__ = ["corpus_store"]  # the fixture, re-used
+from helpers.ask import QUESTION, asked_on_disk, chunk_of, is_check, loop, responder
 
 AUDIT = sorted((default_root() / "audit").glob("*.cypher"))
 

@@ -23,7 +23,7 @@ from graphmind.memory.feedback import record_feedback
 from graphmind.memory.session import MemoryOptions
 from graphmind.store import neo4j as neo4j_store
 from graphmind.store.base import GraphStore
-from test_ask import DOCS, QUESTION, loop, responder
+from helpers.ask import DOCS, QUESTION, loop, responder
 
 pytestmark = [
     pytest.mark.neo4j,

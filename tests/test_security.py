@@ -23,15 +23,10 @@ from graphmind.core.errors import (
 )
 from graphmind.mcp_server import MAX_AUDIT_ROWS, MAX_TEXT, GraphMindTools
 from graphmind.store.base import MAX_READ_ROWS, GraphStore
-from test_ask import QUESTION, asked_on_disk
-from test_show import CHROMIUM, CHROMIUM_FLAGS
+from helpers.ask import QUESTION, asked_on_disk
+from helpers.browser import CHROMIUM, CHROMIUM_FLAGS
+from helpers.security import INJECTION
 
-# the injection: a parameter name that closes its backticks and appends a query
-INJECTION = (
-    "x`=1 MATCH (c:Chunk) RETURN left(c.text,60) AS question, 1 AS answer, 1 AS outcome,"
-    " 1 AS model, 1 AS query_type, 1 AS round, 1 AS query, 1 AS rank, 1 AS document,"
-    " 1 AS passage, 1 AS found_by, 1 AS verdict, 1 AS reason, 1 AS cited UNION ALL //"
-)
 HOSTILE_NAMES = [
     INJECTION,
     "a`b",

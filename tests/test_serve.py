@@ -22,8 +22,8 @@ from graphmind.core.errors import ConfigError
 from graphmind.llm.base import Message
 from graphmind.serve.auth import check_bind, is_loopback
 from graphmind.serve.gate import AskGate
-from servekit import no_traceback, read_events, service_for, serving
-from test_ask import DOCS, QUESTION, responder
+from helpers.ask import DOCS, QUESTION, responder
+from helpers.serve import no_traceback, read_events, service_for, serving
 
 STREAMED = ["started", "round", "passages", "verdicts", "gap"]
 

@@ -13,8 +13,8 @@ import pytest
 
 from graphmind.core.errors import LLMError
 from graphmind.llm.base import Message
-from servekit import serving
-from test_ask import QUESTION
+from helpers.ask import QUESTION
+from helpers.serve import serving
 
 
 def test_the_openai_client_chats_with_graphmind(tmp_path: Path, store_env: dict[str, str]) -> None:

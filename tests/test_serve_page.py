@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from cdp import Browser
 from graphmind.llm.base import Message
 from graphmind.show import LABEL_COLOURS, VERDICT_COLOURS
-from servekit import serving
-from test_ask import DOCS, QUESTION, responder
-from test_show import CHROMIUM, SHOTS_FOR, colour_pixels
+from helpers.ask import DOCS, QUESTION, responder
+from helpers.browser import CHROMIUM, SHOTS_FOR, colour_pixels
+from helpers.cdp import Browser
+from helpers.serve import serving
 
 DRAWN = (LABEL_COLOURS["Decision"], VERDICT_COLOURS["used"], VERDICT_COLOURS["rejected"])
 

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphmind import api
-from graphmind.ask.loop import AskOptions
+from graphmind.ask.options import AskOptions
 from graphmind.cli import main
 from graphmind.config import SECTIONS, load_settings
 from graphmind.core.errors import ConfigError

@@ -16,8 +16,8 @@ from conftest import open_falkordb
 from graphmind.config import Settings
 from graphmind.core.errors import StoreInUseError
 from graphmind.store.falkordb import FalkorDBLiteStore
-from test_cli import graphmind
-from test_eval_runner import responder
+from helpers.cli import graphmind
+from helpers.eval import responder
 
 PASSAGES = 1000
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import tempfile
 import time
@@ -26,25 +25,8 @@ from graphmind.show import (
     render_html,
 )
 from graphmind.store.base import GraphStore
-from test_ask import QUESTION, asked_on_disk, chunk_of, corpus_store, loop
-
-__all__ = ["corpus_store"]  # the fixture, imported for the tests below
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-SHOTS_FOR = 240.0  # seconds of screenshots taken at most until the graph shows
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # no name resolves: the page must draw without a network
-    "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--window-size=1200,900",
-]
+from helpers.ask import QUESTION, asked_on_disk, chunk_of, loop
+from helpers.browser import CHROMIUM, CHROMIUM_FLAGS, SHOTS_FOR, colour_pixels
 
 
 def test_decision_view_holds_the_evidence_graph(
@@ -131,17 +113,6 @@ def test_the_page_is_self_contained(corpus_store: GraphStore, tmp_path: Path) ->
     )
     ids = {n["id"] for n in data["nodes"]}
     assert decision.id in ids and chunk_of(corpus_store, "Silent Harbor") in ids
-
-
-def colour_pixels(png: Path) -> Counter[str]:
-    from PIL import Image
-
-    with Image.open(png) as image:
-        rgb = image.convert("RGB")
-        return Counter(
-            "#{:02x}{:02x}{:02x}".format(*p)
-            for p in getattr(rgb, "get_flattened_data", rgb.getdata)()
-        )
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")

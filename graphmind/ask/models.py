@@ -103,3 +103,15 @@ class Check(BaseModel):
     @classmethod
     def _cut(cls, value: Any) -> Any:
         return value[:MAX_CHECK_CHARS] if isinstance(value, str) else value
+
+
+class Reflection(Check):
+    """The reflect policy's call: the check's fields, and the next hop's question when the
+    answer is a step on the way (self-ask's follow-up, ToG-3's Reflector)."""
+
+    next_question: str = Field(default="", max_length=MAX_CHECK_CHARS)
+
+    @field_validator("next_question", mode="before")
+    @classmethod
+    def _cut_question(cls, value: Any) -> Any:
+        return value[:MAX_CHECK_CHARS] if isinstance(value, str) else value

@@ -151,6 +151,12 @@ def check_messages(
     return next_turn(asked, answer, check)
 
 
+def reflect_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:
+    """The reflect policy's question about an answer (complete, or the next hop's
+    question), as the next turn of the conversation that produced it."""
+    return next_turn(asked, answer, prompt("reflect"))
+
+
 def example_copied_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:
     """An answer call asked again, as the next turn of its conversation, when its answer
     is the worked example's ("Graz") and no passage's. Asked again without the example

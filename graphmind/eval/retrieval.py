@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmind.ask.loop import AskOptions
+from graphmind.ask.options import AskOptions
 from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, rank_lists
 from graphmind.ask.retrievers import (
     GRAPH_PPR,

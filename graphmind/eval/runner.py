@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
-from graphmind.ask.loop import AskLoop, AskOptions, Mode
+from graphmind.ask.loop import AskLoop
+from graphmind.ask.options import AskOptions, Mode
 from graphmind.ask.retrieve import candidates
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings

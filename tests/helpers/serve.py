@@ -23,7 +23,7 @@ from graphmind.llm import LLM
 from graphmind.llm.scripted import Responder, ScriptedProvider
 from graphmind.serve.app import create_app, running
 from graphmind.serve.service import Service
-from test_ask import asked_on_disk, responder
+from helpers.ask import asked_on_disk, responder
 
 
 @dataclass

@@ -1,0 +1,73 @@
+"""Reading a question: the names it mentions, the kind of answer it wants."""
+
+from __future__ import annotations
+
+import re
+
+from graphmind.ask.rules.text import STOPWORDS
+from graphmind.core.scoring import normalize_answer
+
+TEMPORAL = re.compile(
+    r"\b(when|what year|which year|what date|how long|since when|until when|how many years"
+    r"|what century|what decade|born|died|founded)\b",
+    re.IGNORECASE,
+)
+
+
+_CONNECTOR = r"(?:of|de|del|da|di|du|la|le|van|von|der|den|the|and|&|on|upon|in)"
+_NAME = re.compile(rf"[A-Z0-9][\w'\u2019.-]*(?:\s+(?:{_CONNECTOR}\s+)*[A-Z0-9][\w'\u2019.-]*)*")
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+QUOTES = '"“”'
+_OPENERS = STOPWORDS  # words left out where they open a run of capitalised words
+
+
+def question_entities(question: str) -> list[str]:
+    """The names a question mentions: quoted titles and runs of capitalised words (the
+    question word that opens the sentence left out)."""
+    found = [m.group(1).strip() for m in _QUOTED.finditer(question)]
+    for m in _NAME.finditer(_QUOTED.sub(" ", question)):
+        words = m.group(0).rstrip(".").split()
+        while words and words[0].lower() in _OPENERS:
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(e for e in found if normalize_answer(e)))
+
+
+# the verbs that open a yes/no question ("Are ...", "Did ...")
+_AUXILIARIES = frozenset(
+    ["is", "are", "was", "were", "do", "does", "did", "can", "could", "has", "have", "had"]
+)
+_CHOICE = re.compile(r"\bor\b", re.IGNORECASE)
+
+
+def off_kind(question: str, answer: str) -> str:
+    """The note for an answer of the wrong kind: not yes or no to a yes/no question
+    ("Disney" to "Are Aladdin and Song of the South produced by the same company?"),
+    or none of the names a choice offers ("1993" to "Was Jamie Curry or Alyaksey
+    Vasilewski born first?"); "" when the answer fits, or there is none."""
+    words = normalize_answer(answer).split()
+    first = question.split(maxsplit=1)[0].lower() if question.strip() else ""
+    if not words:
+        return ""
+    if _CHOICE.search(question) and ("," in question or first in _AUXILIARIES):
+        if set(words) & set(normalize_answer(question).split()) - STOPWORDS:
+            return ""
+        return (
+            f'"{answer}" is not one of the names the question offers: answer with one of '
+            "them, or abstain."
+        )
+    if first in _AUXILIARIES and words not in (["yes"], ["no"]):
+        return f'The question asks yes or no, not "{answer}": answer "yes" or "no".'
+    return ""
+
+
+def restates_question(question: str, answer: str, also: frozenset[str] = frozenset()) -> bool:
+    """An "answer" that only repeats what the question names (a small model answering
+    "Avery Brundage" to "Who leads the organisation Avery Brundage belonged to?"), or
+    that and words from ``also``; a question offering a choice ("A or B?") is answered
+    from its own words."""
+    if _CHOICE.search(question):
+        return False
+    words = normalize_answer(answer).split()
+    return bool(words) and set(words) <= set(normalize_answer(question).split()) | also

@@ -1,0 +1,1 @@
+"""What several test modules share: fixture corpora, scripted responders, runners."""
