@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 import re
 import sys
-import typing
 from collections.abc import Callable, Sequence
-from dataclasses import MISSING, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import click
 from rich.markup import escape
@@ -17,13 +15,11 @@ from rich.table import Table
 
 from graphmind import __version__
 from graphmind.ask.options import AskOptions, Mode
-from graphmind.cli_progress import make_console
-from graphmind.communities.pipeline import CommunityOptions, ProjectionKind
+from graphmind.cli_common import choice, err, given, knob, out
+from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings, load_settings
 from graphmind.core.errors import GraphMindError, InterruptedBuildError, QueryFailedError
 from graphmind.doctor import DoctorReport, run_doctor
-from graphmind.eval.datasets import DATASETS
-from graphmind.eval.runner import CONFIGS, EvalOptions, EvalProtocol
 from graphmind.factories import open_store
 from graphmind.ingest.loaders import LoadOptions
 from graphmind.ingest.pipeline import BuildOptions, ExtractMode, Layer, ResolveMode
@@ -34,11 +30,6 @@ from graphmind.store import QueryResult
 from graphmind.store.base import MAX_READ_ROWS
 from graphmind.store.registry import default_root, parameters
 
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
-
-out = make_console()
-err = make_console(stderr=True)
 _ARGS = "graphmind.args"
 CYPHER_ROWS = 1000  # rows `graphmind cypher` prints unless --limit says otherwise
 
@@ -76,36 +67,6 @@ class _Group(click.Group):
             if as_json:
                 _fail_json(exc.format_message(), type(exc).__name__, exc.exit_code)
             raise
-
-
-def _default(cls: type[Any], name: str) -> Any:
-    """The default of field ``name`` of options dataclass ``cls``: its one definition."""
-    field = next(f for f in fields(cls) if f.name == name)
-    if field.default_factory is not MISSING:
-        return field.default_factory()
-    return field.default
-
-
-def _knob(cls: type[Any], name: str, section: str, key: str | None = None) -> dict[str, Any]:
-    """click keywords for an option that sets a settings knob: unset (None) unless given,
-    so the command falls back to the settings (``[section] key``), which fall back to
-    the options dataclass; ``--help`` shows that default and where to change it."""
-    value = _default(cls, name)
-    shown = ",".join(map(str, value)) if isinstance(value, tuple) else value
-    return {"default": None, "show_default": f"{shown}, or [{section}] {key or name}"}
-
-
-def _choice(cls: type[Any], name: str) -> click.Choice[str]:
-    """The allowed values of field ``name``: its ``Literal`` type (or a tuple of one)."""
-    kind = typing.get_type_hints(cls)[name]
-    if typing.get_origin(kind) is tuple:
-        kind = typing.get_args(kind)[0]
-    return click.Choice(typing.get_args(kind))
-
-
-def _given[T: DataclassInstance](options: T, **values: Any) -> T:
-    """``options`` with the values given on the command line (None: not given)."""
-    return replace(options, **{k: v for k, v in values.items() if v is not None})
 
 
 @click.group(cls=_Group)
@@ -194,12 +155,12 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching (repeatable).")
 @click.option(
     "--text-field",
-    **_knob(LoadOptions, "text_field", "build.load"),
+    **knob(LoadOptions, "text_field", "build.load"),
     help="JSON field with the text.",
 )
 @click.option(
     "--title-field",
-    **_knob(LoadOptions, "title_field", "build.load"),
+    **knob(LoadOptions, "title_field", "build.load"),
     help="JSON field with the title.",
 )
 @click.option(
@@ -217,43 +178,43 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 @click.option(
     "--chunk-overlap",
     type=click.IntRange(min=0),
-    **_knob(BuildOptions, "chunk_overlap", "build"),
+    **knob(BuildOptions, "chunk_overlap", "build"),
     help="Tokens shared by neighbours.",
 )
 @click.option(
     "--extract",
-    type=_choice(BuildOptions, "extract"),
-    **_knob(BuildOptions, "extract", "build"),
+    type=choice(BuildOptions, "extract"),
+    **knob(BuildOptions, "extract", "build"),
     help="'fast': entities and relations by spaCy, no LLM; "
     "'none': a chunk-only (vector RAG) index.",
 )
 @click.option(
     "--resolve",
-    type=_choice(BuildOptions, "resolve"),
-    **_knob(BuildOptions, "resolve", "build"),
+    type=choice(BuildOptions, "resolve"),
+    **knob(BuildOptions, "resolve", "build"),
     help="Near-duplicate entities: SAME_AS links, merge, or nothing.",
 )
 @click.option(
     "--batch-docs",
     type=click.IntRange(min=1),
-    **_knob(BuildOptions, "batch_docs", "build"),
+    **knob(BuildOptions, "batch_docs", "build"),
     help="Documents per atomic write.",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Build only the first N documents.")
 @click.option(
     "--communities/--no-communities",
-    **_knob(BuildOptions, "communities", "build"),
+    **knob(BuildOptions, "communities", "build"),
     help="Recompute communities and PageRank when entities changed.",
 )
 @click.option(
     "--max-community-size",
     type=click.IntRange(min=2),
-    **_knob(CommunityOptions, "max_size", "communities"),
+    **knob(CommunityOptions, "max_size", "communities"),
     help="Communities larger than this are split into a deeper level.",
 )
 @click.option(
     "--layers",
-    type=_choice(BuildOptions, "layers"),
+    type=choice(BuildOptions, "layers"),
     multiple=True,
     help="Optional layers: 'episodic' adds sliding-window narrative summaries  "
     "[default: none; [build] layers]",
@@ -293,7 +254,7 @@ def build(
     from graphmind.cli_progress import make_progress, print_build_report
 
     config = settings()
-    load = _given(
+    load = given(
         config.build.load,
         include=tuple(include) or None,
         exclude=tuple(exclude) or None,
@@ -301,7 +262,7 @@ def build(
         title_field=title_field,
         encoding=encoding,
     )
-    options = _given(
+    options = given(
         config.build,
         load=load,
         chunk_size=chunk_size,
@@ -317,7 +278,7 @@ def build(
         raise click.BadParameter(
             f"must be less than --chunk-size ({options.chunk_size})", param_hint="--chunk-overlap"
         )
-    community = _given(config.communities, max_size=max_community_size)
+    community = given(config.communities, max_size=max_community_size)
     with make_progress(err, enabled=not as_json) as progress:
         report = api.build(paths, options, config, progress, community_options=community)
     problem = None
@@ -362,8 +323,8 @@ def _encoding(value: str | None) -> str | None:
 @click.argument("question")
 @click.option(
     "--mode",
-    type=_choice(AskOptions, "mode"),
-    **_knob(AskOptions, "mode", "ask"),
+    type=choice(AskOptions, "mode"),
+    **knob(AskOptions, "mode", "ask"),
     help="'naive' is the baseline: vector top-k and one answer call. 'judged': the same "
     "passages and one call that judges each (used or rejected, with a reason) and answers; "
     "with --memory it learns from earlier answers (ROZA's vanilla RAG / Ours-RG / Ours-Full).",
@@ -371,21 +332,21 @@ def _encoding(value: str | None) -> str | None:
 @click.option(
     "--max-rounds",
     type=click.IntRange(min=1),
-    **_knob(AskOptions, "max_rounds", "ask"),
+    **knob(AskOptions, "max_rounds", "ask"),
     help="Rounds of the evidence loop.",
 )
 @click.option(
     "--k",
     "k",
     type=click.IntRange(min=1),
-    **_knob(AskOptions, "k", "ask"),
+    **knob(AskOptions, "k", "ask"),
     help="Passages of the vector top-k (the naive baseline's); round 1 adds a few from "
     "the other retrievers.",
 )
 @click.option(
     "--memory",
-    type=_choice(MemoryOptions, "mode"),
-    **_knob(MemoryOptions, "mode", "ask.memory", "mode"),
+    type=choice(MemoryOptions, "mode"),
+    **knob(MemoryOptions, "mode", "ask.memory", "mode"),
     help="What earlier answers contribute: nothing; evidence profiles in the judge's "
     "prompt; profiles plus the planner (exclusions, retrieval configuration).",
 )
@@ -407,12 +368,12 @@ def ask(
     from graphmind.memory.render import decision_as_dict, print_decision, print_round
 
     config = settings()
-    options = _given(
+    options = given(
         config.ask,
         mode=mode,
         max_rounds=max_rounds,
         k=k,
-        memory=_given(config.ask.memory, mode=memory),
+        memory=given(config.ask.memory, mode=memory),
     )
     on_round = (lambda r: print_round(err, r)) if show_trace and not as_json else None
     decision = api.ask(question, options, config, on_round)
@@ -544,7 +505,7 @@ def serve_command(settings: Callable[[], Settings], host: str, port: int) -> Non
 @click.option(
     "--keep",
     type=click.IntRange(min=1),
-    **_knob(PruneOptions, "keep", "prune"),
+    **knob(PruneOptions, "keep", "prune"),
     help="Evaluations kept per evidence item (the most recent).",
 )
 @click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
@@ -565,254 +526,6 @@ def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_
         f"{verb} {report.deleted} EVALUATED edge(s)",
         highlight=False,
     )
-
-
-@main.command(name="eval")
-@click.argument("dataset", required=False, type=click.Choice(DATASETS))
-@click.option("--data", "data_root", type=click.Path(path_type=Path), help="Benchmark data folder.")
-@click.option(
-    "--questions",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Another question file in the dataset's format.",
-)
-@click.option(
-    "--subset",
-    **_knob(EvalOptions, "subset", "eval"),
-    help="Only the questions whose id starts with this: a LoCoMo conversation (conv-30), "
-    "MuSiQue's hop count (2hop).",
-)
-@click.option("--limit", type=click.IntRange(min=1), **_knob(EvalOptions, "limit", "eval"))
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    **_knob(EvalOptions, "seed", "eval"),
-    help="Which questions --limit picks.",
-)
-@click.option(
-    "--configs",
-    **_knob(EvalOptions, "configs", "eval"),
-    help="Comma-separated configurations to compare, of: " + ", ".join(CONFIGS) + ".",
-)
-@click.option("--k", "k", type=click.IntRange(min=1), **_knob(EvalOptions, "k", "eval"))
-@click.option(
-    "--max-rounds", type=click.IntRange(min=1), **_knob(EvalOptions, "max_rounds", "eval")
-)
-@click.option(
-    "--protocol",
-    type=_choice(EvalOptions, "protocol"),
-    **_knob(EvalOptions, "protocol", "eval"),
-    help="'sequential': grouped by query type, gold feedback after each answer.",
-)
-@click.option(
-    "--extract",
-    type=_choice(EvalOptions, "extract"),
-    **_knob(EvalOptions, "extract", "eval"),
-    help="Build the corpus chunk-only, with spaCy extraction (fast), or with LLM triplet "
-    "extraction (slow on a CPU).",
-)
-@click.option(
-    "--consistency",
-    type=click.IntRange(min=0),
-    **_knob(EvalOptions, "consistency", "eval"),
-    help="Probe questions for verdict consistency (0: skip).",
-)
-@click.option(
-    "--consistency-runs",
-    type=click.IntRange(min=2),
-    **_knob(EvalOptions, "consistency_runs", "eval"),
-)
-@click.option(
-    "--temperature",
-    type=click.FloatRange(min=0.01),
-    **_knob(EvalOptions, "temperature", "eval"),
-    help="Temperature of the consistency runs.",
-)
-@click.option(
-    "--profile-reasons",
-    type=click.IntRange(min=0),
-    **_knob(EvalOptions, "profile_reasons", "eval"),
-    help="Top reasons an evidence profile quotes (0: verdict counts and reliability only).",
-)
-@click.option(
-    "--run-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Where the run lives (default: eval-runs/DATASET-nLIMIT-sSEED).",
-)
-@click.option(
-    "--store",
-    "eval_store",
-    help="Evaluate on this (empty) store, e.g. bolt://…: configurations in turn, each from "
-    "the base build with an empty memory. Default: a FalkorDB Lite copy per configuration.",
-)
-@click.option(
-    "--compare",
-    nargs=2,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Compare two finished runs instead (RUN_A RUN_B).",
-)
-@click.option(
-    "--retrieval-only",
-    is_flag=True,
-    help="Measure retrieval alone, no LLM: recall@k of every retriever's list and of the "
-    "list round 1 shows (retrieval.json in the run).",
-)
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the results (results.json) instead of the report.",
-)
-@click.pass_obj
-def eval_command(
-    settings: Callable[[], Settings],
-    dataset: str | None,
-    data_root: Path | None,
-    questions: Path | None,
-    subset: str | None,
-    limit: int | None,
-    seed: int | None,
-    configs: str | None,
-    k: int | None,
-    max_rounds: int | None,
-    protocol: EvalProtocol | None,
-    extract: ExtractMode | None,
-    consistency: int | None,
-    consistency_runs: int | None,
-    temperature: float | None,
-    profile_reasons: int | None,
-    run_dir: Path | None,
-    eval_store: str | None,
-    compare: tuple[Path, Path] | None,
-    retrieval_only: bool,
-    as_json: bool,
-) -> None:
-    """Evaluate on a benchmark: EM/F1, recall@k, memory's dose-response, cost, baselines."""
-    if compare:
-        from graphmind.eval.report import compare_runs
-
-        if as_json:
-            raise click.UsageError("--json prints one run's results; --compare prints text")
-        click.echo(compare_runs(*compare))
-        return
-    if dataset is None:
-        raise click.UsageError("give a DATASET (or --compare RUN_A RUN_B)")
-    from graphmind.eval.runner import eval_options, run_eval
-
-    config = settings()
-    options = eval_options(
-        config,
-        dataset,
-        data_root=data_root,
-        questions=questions,
-        subset=subset,
-        limit=limit,
-        seed=seed,
-        configs=None
-        if configs is None
-        else tuple(c.strip() for c in configs.split(",") if c.strip()),
-        k=k,
-        max_rounds=max_rounds,
-        protocol=protocol,
-        extract=extract,
-        consistency=consistency,
-        consistency_runs=consistency_runs,
-        temperature=temperature,
-        profile_reasons=profile_reasons,
-        store=eval_store,
-    )
-    from graphmind.cli_progress import make_progress
-
-    target = run_dir or Path("eval-runs") / f"{dataset}-n{options.limit}-s{options.seed}"
-    if retrieval_only:
-        from graphmind.eval.retrieval import format_table, run_retrieval
-
-        with make_progress(err, enabled=not as_json) as progress:
-            measured = run_retrieval(
-                target,
-                options,
-                config,
-                (lambda _line: None)
-                if as_json
-                else (lambda line: err.print(line, highlight=False)),
-                progress=progress,
-            )
-        click.echo(json.dumps(measured, indent=2) if as_json else format_table(measured))
-        return
-    with make_progress(err, enabled=not as_json) as progress:
-        report = run_eval(
-            target,
-            options,
-            config,
-            (lambda _line: None) if as_json else (lambda line: err.print(line, highlight=False)),
-            progress=progress,
-        )
-    if as_json:
-        click.echo((report.parent / "results.json").read_text(encoding="utf-8").rstrip())
-        return
-    out.print(report.read_text(encoding="utf-8"), highlight=False, markup=False)
-    out.print(f"report: {report}", style="dim", highlight=False)
-
-
-@main.command(name="communities")
-@click.option(
-    "--projection",
-    type=_choice(CommunityOptions, "projection"),
-    **_knob(CommunityOptions, "projection", "communities"),
-    help="Entity graph: RELATED edges or co-mention in a chunk.",
-)
-@click.option(
-    "--max-size",
-    type=click.IntRange(min=2),
-    **_knob(CommunityOptions, "max_size", "communities"),
-    help="Split communities above this.",
-)
-@click.option(
-    "--levels",
-    type=click.IntRange(min=1),
-    **_knob(CommunityOptions, "max_levels", "communities"),
-    help="At most this many levels.",
-)
-@click.option(
-    "--resolution",
-    type=click.FloatRange(min=0, min_open=True),
-    **_knob(CommunityOptions, "resolution", "communities"),
-    help="Leiden resolution (above 0; higher: smaller communities).",
-)
-@click.option(
-    "--summaries/--no-summaries",
-    **_knob(CommunityOptions, "summarize", "communities"),
-    help="Summarise new communities with the LLM (else: member names).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_obj
-def communities_command(
-    settings: Callable[[], Settings],
-    projection: ProjectionKind | None,
-    max_size: int | None,
-    levels: int | None,
-    resolution: float | None,
-    summaries: bool | None,
-    as_json: bool,
-) -> None:
-    """Recompute communities (hierarchical Leiden), their summaries and PageRank."""
-    from graphmind import api
-    from graphmind.cli_progress import make_progress, print_community_stats
-
-    config = settings()
-    options = _given(
-        config.communities,
-        projection=projection,
-        max_size=max_size,
-        max_levels=levels,
-        resolution=resolution,
-        summarize=summaries,
-    )
-    with make_progress(err, enabled=not as_json) as progress:
-        stats = api.communities(options, config, progress)
-    if as_json:
-        click.echo(json.dumps(stats.__dict__, indent=2, default=str))
-    else:
-        print_community_stats(out, stats.__dict__)
 
 
 _BUNDLED = re.compile(r"^audit/[a-z_]+$")
@@ -924,13 +637,15 @@ def _print_doctor(report: DoctorReport) -> None:
         out.print(levels)
 
 
-def _register_documents() -> None:
-    from graphmind.cli_documents import register
+def _register_commands() -> None:
+    from graphmind import cli_communities, cli_documents, cli_eval
 
-    register(main, out)
+    cli_eval.register(main)
+    cli_communities.register(main)
+    cli_documents.register(main, out)
 
 
-_register_documents()
+_register_commands()
 
 if __name__ == "__main__":
     main()
