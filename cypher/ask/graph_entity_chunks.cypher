@@ -1,6 +1,7 @@
 // The chunks stating a triplet of each of these entities, at most $per_entity each (the
 // passage nodes the graph retriever reaches from an entity). The subquery's LIMIT stops
-// reading a hub's triplets after $per_entity chunks instead of listing them all first.
+// reading a hub's triplets after $per_entity distinct chunks instead of listing them all
+// first (FalkorDB returns a subquery's chunks distinct anyway; DISTINCT says so on both).
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
 CALL {
