@@ -108,3 +108,34 @@ def test_weighted_restart_scores_are_igraphs() -> None:
         reset=[reset.get(n, 0.0) for n in nodes], weights="weight", damping=0.5, directed=False
     )
     assert [ours[n] for n in nodes] == pytest.approx(theirs, abs=1e-9)
+
+
+HUB = """
+CREATE (h:Entity {id: 'hub', name: 'Hub'})
+WITH h
+UNWIND range(0, 11) AS n
+MERGE (c:Chunk {id: 'c' + toString(n % 4)})
+CREATE (t:Triplet {id: 't' + toString(n)})-[:SUBJECT]->(h)
+CREATE (t)-[:MENTIONED_IN]->(c)
+CREATE (t)-[:OBJECT]->(o:Entity {id: 'o' + toString(n), name: 'O' + toString(n)})
+CREATE (h)-[:RELATED {weight: 1.0}]->(o)
+"""
+
+
+def test_the_walks_per_entity_reads_count_distinct_chunks_and_stop_at_their_bound(
+    open_store: StoreFactory,
+) -> None:
+    """A hub stated by 12 triplets in 4 chunks: both stores count 4 chunks (not 12 paths)
+    and read no more than the bound of chunks and neighbours."""
+    store = open_store()
+    store._execute(HUB, {}, write=True)  # a test-only graph
+    counts = store.run("ask/graph_fact_entities", {"ids": ["t0"], "cap": 300})
+    assert {r["entity"]: r["chunks"] for r in counts} == {"hub": 4, "o0": 1}
+    capped = store.run("ask/graph_fact_entities", {"ids": ["t0"], "cap": 2})
+    assert {r["entity"]: r["chunks"] for r in capped} == {"hub": 2, "o0": 1}
+    chunks = store.run("ask/graph_entity_chunks", {"ids": ["hub"], "per_entity": 30})
+    assert sorted(r["chunk"] for r in chunks) == ["c0", "c1", "c2", "c3"]
+    assert len(store.run("ask/graph_entity_chunks", {"ids": ["hub"], "per_entity": 3})) == 3
+    edges = store.run("ask/graph_entity_edges", {"ids": ["hub"], "per_entity": 5})
+    assert len(edges) == 5 and {r["source"] for r in edges} == {"hub"}
+    assert all(r["weight"] == 1.0 for r in edges)

@@ -1,7 +1,13 @@
 // The chunks stating a triplet of each of these entities, at most $per_entity each (the
-// passage nodes the graph retriever reaches from an entity).
+// passage nodes the graph retriever reaches from an entity). The subquery's LIMIT stops
+// reading a hub's triplets after $per_entity distinct chunks instead of listing them all
+// first (FalkorDB returns a subquery's chunks distinct anyway; DISTINCT says so on both).
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-WITH e, [(e)<-[:SUBJECT|OBJECT]-(:Triplet)-[:MENTIONED_IN]->(c:Chunk) | c.id][0..$per_entity] AS chunks
-UNWIND chunks AS chunk
-RETURN DISTINCT e.id AS entity, chunk
+CALL {
+  WITH e
+  MATCH (e)<-[:SUBJECT|OBJECT]-(:Triplet)-[:MENTIONED_IN]->(c:Chunk)
+  RETURN DISTINCT c.id AS chunk
+  LIMIT $per_entity
+}
+RETURN e.id AS entity, chunk
