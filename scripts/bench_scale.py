@@ -429,6 +429,12 @@ def measure(
     return run
 
 
+def run_json(run: SizeRun) -> dict[str, Any]:
+    """One size's results, JSON-ready."""
+    steps = [{**asdict(s), "docs_per_s": s.docs_per_s} for s in run.steps]
+    return {**asdict(run), "steps": steps}
+
+
 def percentile(values: list[float], p: int) -> float:
     if len(values) < 2:
         return values[0] if values else 0.0
@@ -485,6 +491,7 @@ def main() -> int:
     parser.add_argument("--data", type=Path, help="the benchmark data folder")
     parser.add_argument("--no-warm-up", action="store_true", help="Neo4j: no warm-up build")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--jsonl", type=Path, help="also append each size's results to this file")
     args = parser.parse_args()
     console = Console(stderr=args.json, width=max(Console().width, 150))
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
@@ -507,6 +514,9 @@ def main() -> int:
             measure(target, WARM_UP, base, Path(tmp), warm, console)
         for chunks in sizes:
             runs.append(measure(target, chunks, base, Path(tmp), args, console))
+            if args.jsonl is not None:  # each size as it ends: a long run keeps what it did
+                with args.jsonl.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(run_json(runs[-1])) + "\n")
     problems = [f"{r.chunks} chunks: {p}" for r in runs for p in r.problems]
     if args.json:
         print(
@@ -514,13 +524,7 @@ def main() -> int:
                 {
                     "store": target.label,
                     "cpus": os.cpu_count(),
-                    "runs": [
-                        {
-                            **asdict(r),
-                            "steps": [{**asdict(s), "docs_per_s": s.docs_per_s} for s in r.steps],
-                        }
-                        for r in runs
-                    ],
+                    "runs": [run_json(r) for r in runs],
                     "problems": problems,
                 },
                 indent=2,
