@@ -11,7 +11,8 @@ import pytest
 from buildkit import build, dump, entity_names, provider_of, scripted_llm
 from conftest import EMBEDDER, FIRST_SEEN, StoreFactory
 from graphmind.extract.heuristic import heuristic_extraction
-from graphmind.ingest.pipeline import SAME_AS_NEIGHBOURS, nearest_entities
+from graphmind.ingest.linking import nearest_entities
+from graphmind.ingest.pipeline import SAME_AS_NEIGHBOURS
 from graphmind.llm.base import Message
 from graphmind.store.base import GraphStore
 
@@ -248,7 +249,7 @@ def test_near_duplicates_are_linked_or_merged(
 
 def test_name_similarity_bounds_are_never_above_the_ratio() -> None:
     """The cheap bounds only skip ratios that could not reach the threshold."""
-    from graphmind.ingest.pipeline import name_similarity
+    from graphmind.ingest.linking import name_similarity
 
     pairs = [
         ("Marie Curie", "Marie Sklodowska Curie"),
@@ -370,7 +371,8 @@ def test_a_few_new_entities_are_linked_through_the_index_not_by_reading_the_stor
     from graphmind.embed.hashing import HashingEmbedder
     from graphmind.embed.spec import parse_embedder
     from graphmind.ingest import pipeline as module
-    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, exact_link
+    from graphmind.ingest.linking import exact_link
+    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
 
     embedder = HashingEmbedder(parse_embedder("hash:384"))
     names = [f"Harbour Town {n}" for n in range(20)] + ["Harbour Town 0"]  # one twin
