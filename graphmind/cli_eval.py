@@ -176,6 +176,11 @@ def register(main: click.Group) -> None:
         from graphmind.cli_progress import make_progress
 
         target = run_dir or Path("eval-runs") / f"{dataset}-n{options.limit}-s{options.seed}"
+
+        def say(line: str) -> None:
+            if not as_json:
+                err.print(line, highlight=False)
+
         if retrieval_only:
             from graphmind.eval.retrieval import format_table, run_retrieval
 
@@ -184,9 +189,7 @@ def register(main: click.Group) -> None:
                     target,
                     options,
                     config,
-                    (lambda _line: None)
-                    if as_json
-                    else (lambda line: err.print(line, highlight=False)),
+                    say,
                     progress=progress,
                 )
             click.echo(json.dumps(measured, indent=2) if as_json else format_table(measured))
@@ -196,9 +199,7 @@ def register(main: click.Group) -> None:
                 target,
                 options,
                 config,
-                (lambda _line: None)
-                if as_json
-                else (lambda line: err.print(line, highlight=False)),
+                say,
                 progress=progress,
             )
         if as_json:

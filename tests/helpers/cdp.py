@@ -13,17 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # no name resolves and nothing but the loopback server is reached: the page must
-    # work offline
+from helpers.browser import CHROMIUM_FLAGS
+
+FLAGS = [  # the screenshot tests' flags, the loopback server reachable, over a pipe
+    *(f for f in CHROMIUM_FLAGS if not f.startswith(("--host-resolver-rules", "--window-size"))),
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--remote-debugging-pipe",
 ]
