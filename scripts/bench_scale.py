@@ -349,15 +349,20 @@ def measure(
             run.steps.append(done)
             return done
 
-        with sampler.during("build"):
-            started = time.perf_counter()
-            report = run_build(
-                store, embedder, None, [str(corpus.path)], options, CommunityOptions(), sampler
-            )
-            seconds = time.perf_counter() - started
-        built = step("build", seconds, report.documents_new)
-        built.stages = {k: v for k, v in report.seconds.items() if k != "total"}
-        built.stages["communities"] = report.communities.get("seconds", {}).get("total", 0.0)
+        def build(name: str, path: Path) -> tuple[Step, Any]:
+            """Build ``path`` into the store as step ``name``, with its stages' seconds."""
+            with sampler.during(name):
+                started = time.perf_counter()
+                report = run_build(
+                    store, embedder, None, [str(path)], options, CommunityOptions(), sampler
+                )
+                seconds = time.perf_counter() - started
+            done = step(name, seconds, report.documents_new)
+            done.stages = {k: v for k, v in report.seconds.items() if k != "total"}
+            done.stages["communities"] = report.communities.get("seconds", {}).get("total", 0.0)
+            return done, report
+
+        built, report = build("build", corpus.path)
         built.extra = {
             "entities": report.counts.get("Entity", 0),
             "same_as": report.same_as_links,
@@ -397,15 +402,7 @@ def measure(
         check(run, store, "ask", {**want, "Decision": decisions_before + len(questions)})
 
         console.print(f"{run.chunks} chunks: incremental build of {more.documents} …")
-        with sampler.during("incremental"):
-            started = time.perf_counter()
-            report = run_build(
-                store, embedder, None, [str(more.path)], options, CommunityOptions(), sampler
-            )
-            seconds = time.perf_counter() - started
-        added = step("incremental", seconds, report.documents_new)
-        added.stages = {k: v for k, v in report.seconds.items() if k != "total"}
-        added.stages["communities"] = report.communities.get("seconds", {}).get("total", 0.0)
+        _, report = build("incremental", more.path)
         want = {
             "Document": corpus.documents + more.documents,
             "Chunk": run.chunks + sum(more.chunks),
