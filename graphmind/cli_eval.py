@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from graphmind.ask.options import PolicyName
 from graphmind.cli_common import choice, err, knob, out
 from graphmind.config import Settings
 from graphmind.eval.datasets import DATASETS
@@ -49,6 +50,12 @@ def register(main: click.Group) -> None:
     @click.option("--k", "k", type=click.IntRange(min=1), **knob(EvalOptions, "k", "eval"))
     @click.option(
         "--max-rounds", type=click.IntRange(min=1), **knob(EvalOptions, "max_rounds", "eval")
+    )
+    @click.option(
+        "--policy",
+        type=choice(EvalOptions, "policy"),
+        **knob(EvalOptions, "policy", "eval"),
+        help="The loop's next-hop and stop policy (see [ask] policy).",
     )
     @click.option(
         "--protocol",
@@ -127,6 +134,7 @@ def register(main: click.Group) -> None:
         configs: str | None,
         k: int | None,
         max_rounds: int | None,
+        policy: PolicyName | None,
         protocol: EvalProtocol | None,
         extract: ExtractMode | None,
         consistency: int | None,
@@ -165,6 +173,7 @@ def register(main: click.Group) -> None:
             else tuple(c.strip() for c in configs.split(",") if c.strip()),
             k=k,
             max_rounds=max_rounds,
+            policy=policy,
             protocol=protocol,
             extract=extract,
             consistency=consistency,

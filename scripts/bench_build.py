@@ -41,25 +41,23 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
 from rich.console import Console
 from rich.table import Table
 
 from graphmind.communities.pipeline import CommunityOptions
-from graphmind.config import Settings, load_settings, parse_store_uri
+from graphmind.config import load_settings
 from graphmind.core.errors import GraphMindError
 from graphmind.embed import Embedder
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import EmbedderSpec, parse_embedder
 from graphmind.extract.extractor import ChunkText, messages_for
 from graphmind.extract.heuristic import heuristic_response
-from graphmind.factories import make_embedder, open_store
+from graphmind.factories import make_embedder
 from graphmind.ingest.build import run_build
 from graphmind.ingest.chunking import chunk_text
 from graphmind.ingest.loaders import load_paths
@@ -67,8 +65,8 @@ from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, chunk_size_fo
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import Responder, ScriptedProvider
-from graphmind.store.base import DELETE_BATCH, GraphStore
-from graphmind.store.falkordb import FalkorDBLiteStore
+from graphmind.store.base import GraphStore
+from scripts.benchkit import Target
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = (
@@ -110,78 +108,6 @@ class RecordingPipeline(BuildPipeline):
     def write(self, batch: Sequence[Any], rows: list[dict[str, Any]]) -> int:
         self.captured.extend(rows)
         return super().write(batch, rows)
-
-
-class Target:
-    """Where the runs write: FalkorDB Lite files in a folder, or one Neo4j database that is
-    emptied before each run."""
-
-    def __init__(self, uri: str | None, workdir: Path) -> None:
-        self.workdir = workdir
-        self.settings: Settings | None = None
-        if uri is not None:
-            if parse_store_uri(uri).backend != "neo4j":
-                raise GraphMindError(f"--store takes a Neo4j URI (bolt://…), not {uri}")
-            self.settings = load_settings(store=uri)
-
-    @property
-    def neo4j(self) -> bool:
-        return self.settings is not None
-
-    @property
-    def label(self) -> str:
-        return f"Neo4j at {self.settings.store}" if self.settings else "FalkorDB Lite"
-
-    def open_empty(self, name: str) -> GraphStore:
-        """An empty store for the run ``name`` (no schema yet)."""
-        if self.settings is None:
-            return FalkorDBLiteStore(str(self.workdir / f"{name}.db"))
-        store = open_store(self.settings, ensure_schema=False)
-        try:
-            self.clear(store)
-        except BaseException:
-            store.close()
-            raise
-        return store
-
-    def clear(self, store: GraphStore) -> None:
-        """Delete a Neo4j database's GraphMind and neo4j-graphrag data (before a run, and
-        after one, so that nothing a run wrote outlives the benchmark)."""
-        if self.neo4j:
-            store.wipe()
-            store.drain("bench/graphrag_delete_batch", DELETE_BATCH)
-            store.run("bench/graphrag_drop_index", write=True)
-
-    @contextmanager
-    def fresh(self, name: str, spec: EmbedderSpec) -> Iterator[GraphStore]:
-        """An empty store with GraphMind's schema for ``spec``."""
-        store = self.open_empty(name)
-        try:
-            store.ensure_schema(spec)
-            yield store
-        finally:
-            try:
-                self.clear(store)
-            finally:
-                store.close()
-
-    def server_cpu(self, store: GraphStore) -> float | None:
-        """CPU seconds (user and system) the embedded server has used (unknown for a Neo4j
-        server)."""
-        if not isinstance(store, FalkorDBLiteStore):
-            return None
-        pid = store._db.client.pid
-        if not pid:
-            return None
-        times = psutil.Process(pid).cpu_times()
-        return float(times.user + times.system)
-
-    def server_rss(self, store: GraphStore) -> float | None:
-        """Resident memory of the embedded server in MiB (unknown for a Neo4j server)."""
-        if not isinstance(store, FalkorDBLiteStore):
-            return None
-        pid = store._db.client.pid  # the embedded server's process
-        return psutil.Process(pid).memory_info().rss / 2**20 if pid else None
 
 
 def graph_size(store: GraphStore) -> tuple[int, int]:

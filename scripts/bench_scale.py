@@ -50,8 +50,6 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-from bench_build import Target
-from bench_serve import responder
 from rich.console import Console
 from rich.table import Table
 
@@ -70,6 +68,7 @@ from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from graphmind.store.base import GraphStore
 from graphmind.store.falkordb import FalkorDBLiteStore
+from scripts.benchkit import Target, responder
 
 PASSAGES = "2wikimultihopqa/hipporag_full_corpus/2wikimultihopqa_corpus.json"
 DEFAULT_SIZES = "3000,10000"

@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -33,11 +32,12 @@ from typing import Any
 
 import httpx
 
+from scripts.benchkit import responder
+
 HOST = "127.0.0.1"
 MIX = (("ask", 0.2), ("trace", 0.3), ("documents", 0.3), ("feedback", 0.2))
 PEOPLE = 100
 MAX_CLIENTS, MAX_SECONDS = 64, 600
-_PASSAGE = re.compile(r"^\[(\d+)\] \(([^)]*)\) (.*)$", re.MULTILINE)
 
 
 def corpus() -> list[dict[str, str]]:
@@ -47,23 +47,6 @@ def corpus() -> list[dict[str, str]]:
         docs.append({"title": f"Director {n}", "text": f"Ines Vale {n} directed Film {n}."})
         docs.append({"title": f"Film {n}", "text": f"Film {n} was recorded in Harbour {n}."})
     return docs
-
-
-def responder(latency: float) -> Any:
-    """A model that waits ``latency`` seconds, then answers from the first passage it is
-    shown (its last word, citing it) and finds every answer complete."""
-
-    def respond(messages: list[dict[str, str]]) -> str:
-        time.sleep(latency)
-        if messages[-1]["content"].startswith("Check your answer"):
-            return json.dumps({"complete": True, "missing": "", "query": ""})
-        found = _PASSAGE.findall(messages[1]["content"]) if len(messages) > 1 else []
-        if not found:
-            return json.dumps({"answer": "", "citations": [], "abstain": True})
-        word = found[0][2].rstrip(".").split()[-1]
-        return json.dumps({"answer": f"Harbour {word}", "citations": [1]})
-
-    return respond
 
 
 def settings_for(store: str, folder: Path) -> Any:

@@ -13,6 +13,7 @@ import pytest
 
 from buildkit import HASH_SPEC, provider_of, scripted_llm
 from conftest import neo4j_settings, open_neo4j
+from graphmind.ask.options import PolicyName
 from graphmind.config import Settings
 from graphmind.core.errors import BadInputError, ConfigError
 from graphmind.embed.hashing import HashingEmbedder
@@ -354,3 +355,36 @@ def _recalls(lists: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
         name: {k: v for k, v in cells.items() if k.startswith("recall")}
         for name, cells in lists.items()
     }
+
+
+def test_a_run_asks_with_the_policy_it_is_bound_to(tmp_path: Path, settings: Settings) -> None:
+    """``--policy reflect`` reaches the loop (its reflect turn is sent after an answer) and
+    binds the run directory; a rules run sends no reflect turn and binds nothing new."""
+    turns: dict[str, list[str]] = {}
+    options = EvalOptions("musique", data_root=FIXTURES, limit=2, k=4, configs=("loop",))
+    embedder = HashingEmbedder(HASH_SPEC)
+    policies: tuple[PolicyName, ...] = ("rules", "reflect")
+    for policy in policies:
+
+        def recording(messages: list[Message], policy: str = policy) -> str:
+            last = messages[-1]["content"]
+            turns.setdefault(policy, []).append(last)
+            if last.startswith("Reflect on your answer"):
+                return json.dumps({"complete": True, "next_question": "", "missing": ""})
+            return responder(messages)
+
+        llm = LLM(ScriptedProvider(recording), cache=None)
+        run_eval(
+            tmp_path / policy,
+            replace(options, policy=policy),
+            settings,
+            llm=llm,
+            embedder=embedder,
+        )
+    reflected = [t for t in turns["reflect"] if t.startswith("Reflect on your answer")]
+    assert reflected and not any(t.startswith("Reflect") for t in turns["rules"])
+    bound = json.loads((tmp_path / "reflect" / "run.json").read_text())
+    assert bound["policy"] == "reflect"
+    assert "policy" not in json.loads((tmp_path / "rules" / "run.json").read_text())
+    with pytest.raises(ConfigError, match="different policy"):
+        run_eval(tmp_path / "reflect", options, settings, llm=llm, embedder=embedder)

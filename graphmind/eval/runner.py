@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from graphmind.ask.loop import AskLoop
-from graphmind.ask.options import AskOptions, Mode
+from graphmind.ask.options import AskOptions, Mode, PolicyName
 from graphmind.ask.retrieve import candidates
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings
@@ -98,6 +98,7 @@ class EvalOptions:
     configs: tuple[str, ...] = DEFAULT_CONFIGS
     k: int = AskOptions.k
     max_rounds: int = AskOptions.max_rounds
+    policy: PolicyName = AskOptions.policy
     recall_k: tuple[int, ...] = (2, 5, 10)
     protocol: EvalProtocol = "sequential"
     extract: ExtractMode = "none"
@@ -112,6 +113,8 @@ class EvalOptions:
     def identity(self) -> dict[str, Any]:
         """What a run directory is bound to: resuming with other values is refused."""
         optional = {"store": self.store, "subset": self.subset}
+        if self.policy != AskOptions.policy:  # runs before it stay valid
+            optional["policy"] = self.policy
         bound: dict[str, Any] = {k: v for k, v in optional.items() if v}
         if self.profile_reasons != ProfileOptions.top_reasons:  # runs before it stay valid
             bound["profile_reasons"] = self.profile_reasons
@@ -515,6 +518,7 @@ def _ask_options(options: EvalOptions, config: str) -> AskOptions:
     return AskOptions(
         mode=mode,
         max_rounds=options.max_rounds,
+        policy=options.policy,
         k=options.k,
         memory=MemoryOptions(mode=memory, profiles=profiles),
     )
