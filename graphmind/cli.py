@@ -6,6 +6,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -14,8 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmind import __version__
-from graphmind.ask.options import AskOptions, Mode
-from graphmind.cli_common import choice, err, given, knob, out
+from graphmind.ask.options import AskOptions, Mode, PolicyName
+from graphmind.cli_common import choice, err, given, json_flag, knob, loop_knobs, out
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings, load_settings
 from graphmind.core.errors import GraphMindError, InterruptedBuildError, QueryFailedError
@@ -83,7 +84,7 @@ def _settings_factory(store: str | None) -> Callable[[], Settings]:
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_flag("the report")
 @click.pass_obj
 def doctor(settings: Callable[[], Settings], as_json: bool) -> None:
     """Check the store, its schema and indexes, the embedder and the LLM."""
@@ -106,7 +107,7 @@ def doctor(settings: Callable[[], Settings], as_json: bool) -> None:
     metavar="NAME=VALUE",
     help="A query parameter; VALUE is read as JSON when it parses, else as text.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON objects.")
+@json_flag("rows")
 @click.option(
     "--limit",
     type=click.IntRange(min=1, max=MAX_READ_ROWS),
@@ -222,7 +223,7 @@ _READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 @click.option(
     "--strict", is_flag=True, help="Exit with status 1 when any file or entry was not built."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_flag("the summary")
 @click.pass_obj
 def build(
     settings: Callable[[], Settings],
@@ -329,20 +330,7 @@ def _encoding(value: str | None) -> str | None:
     "passages and one call that judges each (used or rejected, with a reason) and answers; "
     "with --memory it learns from earlier answers (ROZA's vanilla RAG / Ours-RG / Ours-Full).",
 )
-@click.option(
-    "--max-rounds",
-    type=click.IntRange(min=1),
-    **knob(AskOptions, "max_rounds", "ask"),
-    help="Rounds of the evidence loop.",
-)
-@click.option(
-    "--k",
-    "k",
-    type=click.IntRange(min=1),
-    **knob(AskOptions, "k", "ask"),
-    help="Passages of the vector top-k (the naive baseline's); round 1 adds a few from "
-    "the other retrievers.",
-)
+@loop_knobs(AskOptions, "ask")
 @click.option(
     "--memory",
     type=choice(MemoryOptions, "mode"),
@@ -350,8 +338,13 @@ def _encoding(value: str | None) -> str | None:
     help="What earlier answers contribute: nothing; evidence profiles in the judge's "
     "prompt; profiles plus the planner (exclusions, retrieval configuration).",
 )
+@click.option(
+    "--short",
+    is_flag=True,
+    help="Only the short answer (a name, date or phrase), without the full answer's call.",
+)
 @click.option("--trace", "show_trace", is_flag=True, help="Show every round as it happens.")
-@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
+@json_flag("the decision")
 @click.pass_obj
 def ask(
     settings: Callable[[], Settings],
@@ -359,7 +352,9 @@ def ask(
     mode: Mode | None,
     max_rounds: int | None,
     k: int | None,
+    policy: PolicyName | None,
     memory: MemoryMode | None,
+    short: bool,
     show_trace: bool,
     as_json: bool,
 ) -> None:
@@ -373,8 +368,11 @@ def ask(
         mode=mode,
         max_rounds=max_rounds,
         k=k,
+        policy=policy,
         memory=given(config.ask.memory, mode=memory),
     )
+    if short:
+        options = replace(options, explain=False)
     on_round = (lambda r: print_round(err, r)) if show_trace and not as_json else None
     decision = api.ask(question, options, config, on_round)
     if as_json:
@@ -385,7 +383,7 @@ def ask(
 
 @main.command(name="trace")
 @click.argument("decision_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the trace as JSON.")
+@json_flag("the trace")
 @click.pass_obj
 def trace_command(settings: Callable[[], Settings], decision_id: str, as_json: bool) -> None:
     """Read a past decision back from the graph: rounds, candidates, verdicts, citations."""
@@ -404,7 +402,7 @@ def trace_command(settings: Callable[[], Settings], decision_id: str, as_json: b
 @click.option("--correct", "verdict", flag_value="correct", help="The answer was right.")
 @click.option("--incorrect", "verdict", flag_value="incorrect", help="The answer was wrong.")
 @click.option("--gold", help="The right answer: token F1 >= 0.8 with it counts as correct.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_flag("the result")
 @click.pass_obj
 def feedback(
     settings: Callable[[], Settings],
@@ -509,7 +507,7 @@ def serve_command(settings: Callable[[], Settings], host: str, port: int) -> Non
     help="Evaluations kept per evidence item (the most recent).",
 )
 @click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_flag("the result")
 @click.pass_obj
 def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_json: bool) -> None:
     """Bound the reasoning graph: keep each evidence item's most recent evaluations."""

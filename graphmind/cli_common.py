@@ -4,8 +4,9 @@ dataclass's fields into click options (each default written once, in the datacla
 from __future__ import annotations
 
 import typing
+from collections.abc import Callable
 from dataclasses import MISSING, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -13,6 +14,8 @@ from graphmind.cli_progress import make_console
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 out = make_console()
 err = make_console(stderr=True)
@@ -46,3 +49,43 @@ def choice(cls: type[Any], name: str) -> click.Choice[str]:
 def given[T: DataclassInstance](options: T, **values: Any) -> T:
     """``options`` with the values given on the command line (None: not given)."""
     return replace(options, **{k: v for k, v in values.items() if v is not None})
+
+
+def json_flag(what: str) -> Callable[[F], F]:
+    """``--json`` (``as_json``): print ``what`` as JSON instead of the text report."""
+    return click.option("--json", "as_json", is_flag=True, help=f"Print {what} as JSON.")
+
+
+def loop_knobs(cls: type[Any], section: str) -> Callable[[F], F]:
+    """``--max-rounds``, ``--k`` and ``--policy``: the loop's knobs that ``ask`` and
+    ``eval`` share, each falling back to ``[section]`` and then to ``cls``'s default."""
+
+    def apply(command: F) -> F:
+        for option in reversed(
+            (
+                click.option(
+                    "--max-rounds",
+                    type=click.IntRange(min=1),
+                    **knob(cls, "max_rounds", section),
+                    help="Rounds of the evidence loop.",
+                ),
+                click.option(
+                    "--k",
+                    "k",
+                    type=click.IntRange(min=1),
+                    **knob(cls, "k", section),
+                    help="Passages round 1 shows (naive: its vector top-k).",
+                ),
+                click.option(
+                    "--policy",
+                    type=choice(cls, "policy"),
+                    **knob(cls, "policy", section),
+                    help="How a round picks the next hop and when to stop: 'rules' (small "
+                    "local models) or 'reflect' (the model names the next hop).",
+                ),
+            )
+        ):
+            command = option(command)
+        return command
+
+    return apply

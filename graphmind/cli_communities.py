@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from graphmind.cli_common import choice, err, given, knob, out
+from graphmind.cli_common import choice, err, given, json_flag, knob, out
 from graphmind.communities.pipeline import CommunityOptions, ProjectionKind
 from graphmind.config import Settings
 
@@ -45,7 +45,7 @@ def register(main: click.Group) -> None:
         **knob(CommunityOptions, "summarize", "communities"),
         help="Summarise new communities with the LLM (else: member names).",
     )
-    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @json_flag("the result")
     @click.pass_obj
     def communities_command(
         settings: Callable[[], Settings],

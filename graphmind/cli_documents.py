@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from graphmind.cli_common import json_flag
 from graphmind.config import Settings
 from graphmind.ingest.documents import LIST_LIMIT
 
@@ -30,7 +31,7 @@ def register(main: click.Group, out: Console) -> None:
         show_default=True,
         help="At most this many.",
     )
-    @click.option("--json", "as_json", is_flag=True, help="Print the documents as JSON.")
+    @json_flag("the documents")
     @click.pass_obj
     def list_command(
         settings: Callable[[], Settings], match: str | None, limit: int, as_json: bool
@@ -53,7 +54,7 @@ def register(main: click.Group, out: Console) -> None:
 
     @documents_group.command(name="show")
     @click.argument("ref", metavar="DOCUMENT")
-    @click.option("--json", "as_json", is_flag=True, help="Print the document as JSON.")
+    @json_flag("the document")
     @click.pass_obj
     def show_command(settings: Callable[[], Settings], ref: str, as_json: bool) -> None:
         """One document (id, title, source or file) with its chunks and what uses them."""
@@ -103,7 +104,7 @@ def register(main: click.Group, out: Console) -> None:
         help="Delete every document a name matches (a shared title, a corpus file).",
     )
     @click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
-    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @json_flag("the result")
     @click.pass_obj
     def delete_command(
         settings: Callable[[], Settings],

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from graphmind.ask.options import PolicyName
-from graphmind.cli_common import choice, err, knob, out
+from graphmind.cli_common import choice, err, knob, loop_knobs, out
 from graphmind.config import Settings
 from graphmind.eval.datasets import DATASETS
 from graphmind.eval.runner import CONFIGS, EvalOptions, EvalProtocol
@@ -47,16 +47,7 @@ def register(main: click.Group) -> None:
         **knob(EvalOptions, "configs", "eval"),
         help="Comma-separated configurations to compare, of: " + ", ".join(CONFIGS) + ".",
     )
-    @click.option("--k", "k", type=click.IntRange(min=1), **knob(EvalOptions, "k", "eval"))
-    @click.option(
-        "--max-rounds", type=click.IntRange(min=1), **knob(EvalOptions, "max_rounds", "eval")
-    )
-    @click.option(
-        "--policy",
-        type=choice(EvalOptions, "policy"),
-        **knob(EvalOptions, "policy", "eval"),
-        help="The loop's next-hop and stop policy (see [ask] policy).",
-    )
+    @loop_knobs(EvalOptions, "eval")
     @click.option(
         "--protocol",
         type=choice(EvalOptions, "protocol"),
@@ -132,8 +123,8 @@ def register(main: click.Group) -> None:
         limit: int | None,
         seed: int | None,
         configs: str | None,
-        k: int | None,
         max_rounds: int | None,
+        k: int | None,
         policy: PolicyName | None,
         protocol: EvalProtocol | None,
         extract: ExtractMode | None,

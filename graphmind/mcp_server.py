@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmind import __version__
 from graphmind.config import Settings, load_settings
+from graphmind.core.decision import full_answer, numbered_sources, numbered_statements
 from graphmind.core.errors import (
     BadInputError,
     ConfigError,
@@ -179,9 +180,11 @@ class GraphMindTools:
         max_rounds: int | None = None,
         k: int | None = None,
         memory: Literal["off", "profiles", "full"] | None = None,
+        short: bool = False,
     ) -> dict[str, Any]:
         """Answer with the evidence loop; the decision is recorded in the graph. A knob
-        left out takes the ``[ask]`` settings (the loop's defaults unless configured)."""
+        left out takes the ``[ask]`` settings (the loop's defaults unless configured);
+        ``short``: the short answer only, without the full answer's call."""
         from graphmind import api
 
         config = self.settings()
@@ -191,6 +194,7 @@ class GraphMindTools:
             max_rounds=base.max_rounds if max_rounds is None else max_rounds,
             k=base.k if k is None else k,
             memory=base.memory if memory is None else replace(base.memory, mode=memory),
+            explain=base.explain and not short,
         )
         if not 1 <= options.max_rounds <= 10 or not 1 <= options.k <= MAX_K:
             raise BadInputError(f"max_rounds must be 1-10 and k 1-{MAX_K}")
@@ -198,13 +202,18 @@ class GraphMindTools:
         return {
             "decision_id": d.id,
             "answer": d.answer,
+            "full_answer": full_answer(d),
+            "explanation": numbered_statements(d),
             "abstained": d.abstained,
             "sufficiency": d.sufficiency.value,
             "confidence": d.confidence,
             "rounds": len(d.rounds),
+            # the short answer's citations, then the passages only the full answer cites
             "citations": [
-                {"chunk_id": c.chunk_id, "title": c.title, "text": c.text} for c in d.citations
+                {"ref": n, "chunk_id": c.chunk_id, "title": c.title, "text": c.text}
+                for n, c in enumerate(numbered_sources(d), start=1)
             ],
+            "short_citations": len(d.citations),
             "model": d.model,
         }
 
@@ -301,10 +310,12 @@ def build_server(tools: GraphMindTools | None = None) -> MCPServer:
             "Answer a question from the corpus with GraphMind's evidence loop: retrieve, let "
             "the configured LLM judge each passage, search again for what is missing, then "
             "answer with citations, or abstain ('Not found in the corpus.'). Slow (LLM calls). "
-            "Returns the answer, its grade (EXACT, INFERRABLE, PARTIAL, NONE), confidence, the "
-            "cited passages and a decision id; the reasoning is recorded in the graph (see "
+            "Returns the short answer, the full answer (sentences with the numbers of the "
+            "passages each rests on), its grade (EXACT, INFERRABLE, PARTIAL, NONE), confidence, "
+            "the cited passages and a decision id; the reasoning is recorded in the graph (see "
             "`trace`, `feedback`). memory: 'full' (default) uses what earlier correct answers "
-            "learned, 'profiles' only evidence profiles, 'off' neither."
+            "learned, 'profiles' only evidence profiles, 'off' neither. short: true skips the "
+            "full answer (one model call fewer)."
         ),
         annotations=writes,
     )
@@ -313,8 +324,9 @@ def build_server(tools: GraphMindTools | None = None) -> MCPServer:
         max_rounds: int | None = None,
         k: int | None = None,
         memory: Literal["off", "profiles", "full"] | None = None,
+        short: bool = False,
     ) -> dict[str, Any]:
-        return call(impl.ask, question, max_rounds, k, memory)
+        return call(impl.ask, question, max_rounds, k, memory, short)
 
     @server.tool(
         name="trace",

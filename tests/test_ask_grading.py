@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from graphmind.ask.grading import better, grade
-from graphmind.ask.models import Answer
-from graphmind.core.decision import Candidate, Round
+from graphmind.ask.grading import better, grade, shown_grade
+from graphmind.ask.models import Answer, Check
+from graphmind.core.decision import Candidate, Round, Sufficiency
 from helpers.ask import BETTANY, passage
 
 
@@ -47,3 +47,32 @@ def test_a_hop_whose_answer_a_kept_passage_states_goes_on() -> None:
 def _round(number: int, asked: str, cited: list[Candidate], answer: str) -> Round:
     reply = Answer(answer=answer, citations=list(range(1, len(cited) + 1)))
     return Round(number, [asked], cited, grade(asked, cited, reply, None))
+
+
+def test_a_right_cited_answer_is_not_partial_for_missing_its_own_name() -> None:
+    """The demo's "Otto Hahn": the check said "Otto Hahn" was missing; the round stays
+    PARTIAL (the loop went on from it), the decision shows what the citations support."""
+    question = "Who did Lise Meitner work with?"
+    hahn = passage("Lise Meitner", "Lise Meitner worked with Otto Hahn in Berlin.")
+    reply = Answer(answer="Otto Hahn", citations=[1])
+    j = grade(question, [hahn], reply, Check(complete=False, missing="Otto Hahn"))
+    assert j.sufficiency is Sufficiency.PARTIAL
+    assert shown_grade(question, j, "Otto Hahn") is Sufficiency.EXACT
+    # a missing fact the answer does not say still counts
+    j = grade(question, [hahn], reply, Check(complete=False, missing="where they met"))
+    assert shown_grade(question, j, "Otto Hahn") is Sufficiency.PARTIAL
+    # and an answer no cited passage states is not raised
+    j = grade(question, [hahn], Answer(answer="Max Planck", citations=[1]), Check(missing="x"))
+    assert shown_grade(question, j, "Max Planck") is Sufficiency.PARTIAL
+
+
+def test_an_answer_that_only_echoes_the_question_is_partial_at_most() -> None:
+    question = "What does the global interpreter lock do?"
+    glossary = passage("Glossary", "The global interpreter lock lets one thread run at a time.")
+    reply = Answer(answer="Global interpreter lock", citations=[1])
+    j = grade(question, [glossary], reply, None)
+    assert j.sufficiency is Sufficiency.EXACT  # the passage states the words
+    assert shown_grade(question, j, reply.answer) is Sufficiency.PARTIAL
+    told = Answer(answer="lets one thread run at a time", citations=[1])
+    j = grade(question, [glossary], told, None)
+    assert shown_grade(question, j, told.answer) is Sufficiency.EXACT

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from openai_server import FakeServer, Reply, completion_body
 
 from graphmind.mcp_server import MAX_AUDIT_ROWS, audit_queries
 from helpers.ask import QUESTION, asked_on_disk
@@ -133,3 +135,46 @@ def test_mcp_server_over_stdio(tmp_path: Path, store_env: dict[str, str], backen
     assert doctor["backend"] == backend and doctor["store"]["counts"]["Decision"] == 1
     # the server survived every error above
     assert payload(seen["after"])["passages"][0]["title"] == "Aldo Vance"
+
+
+def test_mcp_ask_returns_the_short_and_the_full_answer(
+    tmp_path: Path, serve: Callable[..., FakeServer]
+) -> None:
+    """``ask`` gives both answers with the passages the full answer's markers number;
+    ``short`` makes no full-answer call."""
+    from graphmind import api
+    from graphmind.config import load_settings
+    from graphmind.ingest.pipeline import BuildOptions
+    from graphmind.mcp_server import GraphMindTools
+
+    replies = {
+        "Answer": {"answer": "Vienna", "citations": [1]},
+        "Check": {"complete": True, "missing": "", "query": ""},
+        "FullAnswer": {"sentences": [{"text": "She was born in Vienna.", "citations": [1]}]},
+    }
+    asked: list[str] = []
+
+    def reply(body: dict[str, Any]) -> Reply:
+        name = body.get("response_format", {}).get("json_schema", {}).get("name", "")
+        asked.append(name)
+        return 200, {}, completion_body(json.dumps(replies[name]))
+
+    server = serve(reply)
+    docs = tmp_path / "meitner.md"
+    docs.write_text("Lise Meitner was born in Vienna in 1878.\n")
+    settings = load_settings(
+        store=f"falkordb-lite://{tmp_path / 'graph.db'}",
+        embedder="hash:384",
+        llm_base_url=server.base_url,
+        llm_model="test-model",
+    )
+    api.build([docs], BuildOptions(extract="none"), settings)
+    tools = GraphMindTools(lambda: settings)
+    full = tools.ask("Where was Lise Meitner born?")
+    assert full["answer"] == "Vienna" and full["full_answer"] == "She was born in Vienna. [1]"
+    assert full["explanation"] == [{"text": "She was born in Vienna.", "refs": [1]}]
+    assert full["citations"][0]["ref"] == 1 and full["short_citations"] == 1
+    assert asked.count("FullAnswer") == 1
+    short = tools.ask("Where was Lise Meitner born?", short=True)
+    assert short["full_answer"] == "Vienna" and short["explanation"] == []
+    assert asked.count("FullAnswer") == 1

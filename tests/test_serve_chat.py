@@ -11,6 +11,7 @@ import httpx
 import openai
 import pytest
 
+from graphmind.core.decision import full_answer
 from graphmind.core.errors import LLMError
 from graphmind.llm.base import Message
 from helpers.ask import QUESTION
@@ -32,12 +33,14 @@ def test_the_openai_client_chats_with_graphmind(tmp_path: Path, store_env: dict[
         text = reply.choices[0].message.content or ""
         assert reply.choices[0].finish_reason == "stop" and reply.model == "graphmind"
         lines = text.splitlines()
-        assert lines[0] == "Port Ellis" and lines[2] == "Sources:"
+        # the full answer with its markers, then the passages they number
+        assert lines[0].startswith("It was shot in Port Ellis. [2]") and lines[2] == "Sources:"
         cited = [line for line in lines if line.startswith("[")]
-        assert [c.split(":")[0] for c in cited] == ["[1] Aldo Vance", "[2] Silent Harbor"]
+        assert [c.split(":")[0] for c in cited[:2]] == ["[1] Aldo Vance", "[2] Silent Harbor"]
         assert "recorded entirely on location in Port Ellis" in cited[1]
         extra = (reply.model_extra or {})["graphmind"]
         decision = s.service.trace(extra["decision_id"])  # recorded like any ask
+        assert decision.answer == "Port Ellis" and lines[0] == full_answer(decision)
         assert decision.question == QUESTION and extra["grade"] == "INFERRABLE"
         assert reply.usage is not None and reply.usage.total_tokens == max(
             decision.tokens, reply.usage.completion_tokens

@@ -27,7 +27,7 @@ def test_the_page_asks_streams_draws_and_takes_feedback(tmp_path: Path) -> None:
     released: list[bool] = []
 
     def second_round_waits(messages: list[Message]) -> str:
-        if "Still needed" in messages[1]["content"]:  # round 2 waits for the page
+        if "Still needed" in messages[1]["content"] and len(messages) == 2:  # round 2 waits
             released.append(round_one_shown.wait(60))
         return responder(messages)
 
@@ -70,6 +70,8 @@ def test_the_page_asks_streams_draws_and_takes_feedback(tmp_path: Path) -> None:
             assert browser.evaluate("document.getElementById('answer-text').textContent") == (
                 "Port Ellis"
             )
+            full = browser.evaluate("document.getElementById('full-answer').textContent")
+            assert full.startswith("It was shot in Port Ellis. [2]")  # the full answer, cited
             assert released == [True]
             events = browser.evaluate("window.graphmindEvents")
             assert events == [

@@ -1,7 +1,7 @@
 // Write one answer's reasoning atomically: the decision, its agent (merged) and DECIDED
 // edge; one step per round with RETRIEVED edges to its candidates (carrying that
 // round's verdict); one EVALUATED edge per judged evidence item (its final verdict);
-// CITED edges; and the retrieval graph: a Query node for this retrieval, linked by
+// CITED edges (those only the full answer cites marked `full`); and the retrieval graph: a Query node for this retrieval, linked by
 // RETRIEVED_VIA (the pipeline's metadata) and OF_TYPE to its QueryType, whose centroid
 // moves toward the question (a running mean) or which is created with it.
 // Chunks are matched once; edges to a chunk that is gone are skipped. A decision or step
@@ -30,7 +30,9 @@ CREATE (d:Decision {
   outcome: row.outcome, mode: row.mode, memory: row.memory, model: row.model,
   temporal: row.temporal, tokens: row.tokens, latency_ms: row.latency_ms,
   store_ms: row.store_ms, llm_ms: row.llm_ms, created_at: row.created_at, cues: row.cues,
-  citations: [c IN row.citations | c.chunk], query_type: row.query_type_id
+  citations: [c IN row.citations | c.chunk], query_type: row.query_type_id,
+  full_answer: row.full_answer, explanation: row.explanation,
+  explanation_chunks: row.explanation_chunks, sources: [c IN row.sources | c.chunk]
 })
 CREATE (a)-[:DECIDED {confidence: row.confidence, timestamp: row.created_at,
                       outcome: row.outcome}]->(d)
@@ -55,6 +57,9 @@ FOREACH (e IN row.evaluated |
 FOREACH (cited IN row.citations |
   FOREACH (c IN [x IN chunks WHERE x.id = cited.chunk] |
     CREATE (d)-[:CITED {rank: cited.rank}]->(c)))
+FOREACH (cited IN row.sources |
+  FOREACH (c IN [x IN chunks WHERE x.id = cited.chunk] |
+    CREATE (d)-[:CITED {rank: cited.rank, full: true}]->(c)))
 FOREACH (t IN CASE WHEN row.query_type IS NULL THEN [] ELSE [row.query_type] END |
   MERGE (qt:QueryType {id: t.id})
   ON CREATE SET qt.centroid = t.vector, qt.count = 1, qt.label = t.label,

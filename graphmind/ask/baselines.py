@@ -10,7 +10,7 @@ from graphmind.ask.options import ANSWER_MAX_TOKENS, VERDICT_TOKENS
 from graphmind.ask.prompts import answer_messages, judged_messages, without_example
 from graphmind.ask.retrieve import candidates
 from graphmind.ask.retrievers import VECTOR_CHUNK
-from graphmind.ask.state import AskState, Tools
+from graphmind.ask.state import AskState, Conversation, Tools
 from graphmind.ask.steps.gather import embed
 from graphmind.ask.steps.read import copies_example
 from graphmind.core.decision import Candidate, Judgement, Verdict
@@ -41,6 +41,7 @@ def naive(tools: Tools, state: AskState) -> tuple[list[Candidate], Judgement]:
     )
     with state.timed("llm"):
         out = tools.llm.structured("answer", messages, Answer, max_tokens=ANSWER_MAX_TOKENS)
+    state.conversations[1] = Conversation(messages, out.model_copy(deep=True), found)
     out.citations = [n for n in out.citations if 1 <= n <= len(found)]
     judgement = grade(state.question, found, out, None)
     return found, judgement

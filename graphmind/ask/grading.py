@@ -6,7 +6,7 @@ from graphmind.ask.models import Answer, Check
 from graphmind.ask.rules.evidence import cited_passages, cited_texts, linking, says, supporting
 from graphmind.ask.rules.hops import bridge_hop
 from graphmind.ask.rules.question import question_entities, restates_question
-from graphmind.ask.rules.text import GROUNDED, grounding, states
+from graphmind.ask.rules.text import GROUNDED, grounding, restates, states
 from graphmind.core.decision import (
     Candidate,
     EntityCoverage,
@@ -78,6 +78,28 @@ def grade(question: str, found: list[Candidate], reply: Answer, check: Check | N
         probes=[query] if query else [],
         cue=cue,
     )
+
+
+def shown_grade(question: str, j: Judgement, answer: str) -> Sufficiency:
+    """The grade a decision shows: whether its cited passages support the answer shown.
+    A check's "missing" that only restates the question and the answer ("Otto Hahn" for
+    the answer "Otto Hahn") does not lower an answer a cited passage states (EXACT with
+    one cited passage, INFERRABLE with several); an answer that only restates the
+    question ("Global interpreter lock" to "What does the global interpreter lock do?")
+    is PARTIAL at most. The rounds keep the grades they had (the loop went on from them)."""
+    grade = j.sufficiency
+    stated = bool(answer) and j.confidence >= GROUNDED
+    if (
+        grade is Sufficiency.PARTIAL
+        and stated
+        and j.missing
+        and restates(j.missing, question, answer)
+    ):
+        used = sum(1 for v in j.verdicts if v.verdict == "used")
+        grade = Sufficiency.EXACT if used == 1 else Sufficiency.INFERRABLE
+    if grade in (Sufficiency.EXACT, Sufficiency.INFERRABLE) and restates_question(question, answer):
+        grade = Sufficiency.PARTIAL
+    return grade
 
 
 def grounded(question: str, j: Judgement) -> bool:

@@ -21,7 +21,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphmind.ask.baselines import judged, naive
-from graphmind.ask.grading import ABSTAIN_ANSWER, REASON_CHARS, better, choose, grade, grounded
+from graphmind.ask.grading import (
+    ABSTAIN_ANSWER,
+    REASON_CHARS,
+    better,
+    choose,
+    grade,
+    grounded,
+    shown_grade,
+)
 from graphmind.ask.options import (
     ANSWER_MAX_TOKENS,
     BRIDGE_PASSAGES,
@@ -54,9 +62,18 @@ from graphmind.ask.rules.text import (
 )
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.expand import evolve
+from graphmind.ask.steps.explain import explain
 from graphmind.ask.steps.gather import next_queries, retrieve, start
 from graphmind.ask.steps.read import copies_example, read
-from graphmind.core.decision import Candidate, Citation, Decision, Judgement, Retrieval, Round
+from graphmind.core.decision import (
+    Candidate,
+    Citation,
+    Decision,
+    Judgement,
+    Retrieval,
+    Round,
+    Statement,
+)
 from graphmind.memory.decisions import write_decision
 from graphmind.store.base import GraphStore
 
@@ -136,11 +153,15 @@ class AskLoop:
         else:
             self.rounds(tools, state)
         chosen, answer, citations = choose(state.question, state.rounds, state.asked, state.first)
+        explained: tuple[list[Statement], list[Citation]] = ([], [])
+        if self.options.explain:
+            explained = explain(tools, state, chosen, answer, citations)
         last = state.rounds[-1]  # the answer's time and tokens count with the last round
         last.store_ms += state.pending_store_ms
         last.llm_ms += state.pending_llm_ms
         last.tokens += self.llm.ledger.total().total_tokens - state.tokens_mark
         decision = self.decision(state, chosen, answer, citations, started, tokens_before)
+        decision.explanation, decision.sources = explained
         if not self.options.record:
             return decision
         with state.timed("store"):
@@ -215,7 +236,7 @@ class AskLoop:
             question=state.question,
             answer=answer,
             abstained=chosen is None,
-            sufficiency=final.sufficiency,
+            sufficiency=shown_grade(state.question, final, answer),
             confidence=final.confidence,
             mode=self.options.mode,
             rounds=state.rounds,

@@ -28,6 +28,40 @@ class Answer(BaseModel):
         return value
 
 
+MAX_SENTENCES = 4
+SENTENCE_CHARS = 400
+
+
+class Sentence(BaseModel):
+    """One sentence of the full answer and the passage numbers it rests on."""
+
+    text: str = Field(default="", max_length=SENTENCE_CHARS)
+    citations: list[int] = Field(default_factory=list, max_length=MAX_CITATIONS)
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _cut(cls, value: Any) -> Any:
+        return value[:SENTENCE_CHARS] if isinstance(value, str) else value
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _citations(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return list(dict.fromkeys(value))[:MAX_CITATIONS]
+        return value
+
+
+class FullAnswer(BaseModel):
+    """The full answer: a few sentences, each citing the passages it rests on."""
+
+    sentences: list[Sentence] = Field(default_factory=list, max_length=MAX_SENTENCES)
+
+    @field_validator("sentences", mode="before")
+    @classmethod
+    def _bound(cls, value: Any) -> Any:
+        return value[:MAX_SENTENCES] if isinstance(value, list) else value
+
+
 MAX_VERDICTS = 32
 JUDGED_REASON_CHARS = 80  # "a few words why"; a longer one from an unbounded backend is cut
 

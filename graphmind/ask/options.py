@@ -32,6 +32,7 @@ class AskOptions:
     expand: bool = True
     evolve_graph: bool = False  # extract triplets from cited chunks at question time
     record: bool = True  # write the decision back (off: a probe that leaves the memory as is)
+    explain: bool = True  # the full answer beside the short one (one more call; off: --short)
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
 
@@ -40,6 +41,7 @@ class AskOptions:
 ANSWER_MAX_TOKENS = 96  # a short answer and a few passage numbers
 CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
 REFLECT_MAX_TOKENS = 192  # a flag, the next question, one fact, one query
+EXPLAIN_MAX_TOKENS = 320  # the full answer: up to four sentences with their citations
 VERDICT_TOKENS = 40  # one judged verdict, its reason at most JUDGED_REASON_CHARS
 # retrieval (``gather``): the fusion, and a next hop's passages about its bridge
 FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after

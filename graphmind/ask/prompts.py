@@ -29,7 +29,7 @@ def prompt(name: str) -> str:
 def prompt_version() -> str:
     """A short hash of every prompt of the loop (recorded on the Agent node)."""
     digest = hashlib.sha256()
-    for name in ("judged", "answer", "check"):
+    for name in ("judged", "answer", "check", "explain"):
         digest.update(prompt(name).encode("utf-8"))
     return digest.hexdigest()[:12]
 
@@ -155,6 +155,13 @@ def reflect_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[s
     """The reflect policy's question about an answer (complete, or the next hop's
     question), as the next turn of the conversation that produced it."""
     return next_turn(asked, answer, prompt("reflect"))
+
+
+def explain_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:
+    """The full answer's call, as the next turn of the conversation whose short answer it
+    explains: the passages keep their numbers and a prefix-caching model reads only the
+    new turn."""
+    return next_turn(asked, answer, prompt("explain"))
 
 
 def example_copied_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from graphmind.ask.models import Answer
 from graphmind.ask.rules.evidence import cited_passages
 from graphmind.core.decision import Candidate, Round
 from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
@@ -19,6 +20,16 @@ if TYPE_CHECKING:
     from graphmind.llm import LLM
     from graphmind.memory.session import MemorySession
     from graphmind.store.base import GraphStore
+
+
+@dataclass
+class Conversation:
+    """One answer call: the messages sent, the answer as the model wrote it (its citations
+    numbering ``shown``) and the passages it was shown, in order."""
+
+    messages: list[dict[str, str]]
+    answer: Answer
+    shown: list[Candidate]
 
 
 @dataclass
@@ -46,6 +57,9 @@ class AskState:
     asking: str = ""  # the question the next answer call asks: the question, or a next hop
     asked: list[str] = field(default_factory=list)  # per round, the question it asked
     first: str = ""  # the first hop's question, once asked (``first_hop``)
+    # per round number, the answer call's conversation, its answer as the model wrote it
+    # and the passages it numbered (what the full answer goes on from)
+    conversations: dict[int, Conversation] = field(default_factory=dict)
 
     @property
     def hopping(self) -> bool:

@@ -176,6 +176,14 @@ class Citation:
 
 
 @dataclass
+class Statement:
+    """One sentence of the full answer and the chunks (ids) it rests on."""
+
+    text: str
+    chunks: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Agent:
     """The model and prompt that decided (the Agent node and its DECIDED edge)."""
 
@@ -217,8 +225,39 @@ class Decision:
     created_at: int
     outcome: str = "pending"
     retrieval: Retrieval = field(default_factory=Retrieval)
+    # the full answer: a few sentences, each resting on passages; ``sources`` are the
+    # passages it cites beyond ``citations`` (the short answer's), numbered after them
+    explanation: list[Statement] = field(default_factory=list)
+    sources: list[Citation] = field(default_factory=list)
     # set by the reader only; not part of the decision, so not compared
     stored: Stored | None = field(default=None, compare=False)
+
+
+def numbered_sources(d: Decision) -> list[Citation]:
+    """The passages a decision's markers number from 1: the short answer's citations,
+    then those only the full answer cites."""
+    return [*d.citations, *d.sources]
+
+
+def numbered_statements(d: Decision) -> list[dict[str, Any]]:
+    """The full answer's sentences, each with the numbers (in ``numbered_sources``) of
+    the passages it rests on: ``{"text", "refs"}``."""
+    number = {c.chunk_id: n for n, c in enumerate(numbered_sources(d), start=1)}
+    return [
+        {"text": s.text, "refs": [number[c] for c in s.chunks if c in number]}
+        for s in d.explanation
+    ]
+
+
+def full_answer(d: Decision) -> str:
+    """The full answer as text, each sentence followed by its markers ("... [1][3]"); the
+    short answer when there is none."""
+    if not d.explanation:
+        return d.answer
+    return " ".join(
+        f"{s['text']} {''.join(f'[{n}]' for n in s['refs'])}".rstrip()
+        for s in numbered_statements(d)
+    )
 
 
 DECISION: TypeAdapter[Decision] = TypeAdapter(Decision)

@@ -519,6 +519,7 @@ def _ask_options(options: EvalOptions, config: str) -> AskOptions:
         mode=mode,
         max_rounds=options.max_rounds,
         policy=options.policy,
+        explain=False,  # the benchmarks score the short answer; the full one costs a call
         k=options.k,
         memory=MemoryOptions(mode=memory, profiles=profiles),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmind.core.decision import DECISION, Decision, Round
+from graphmind.core.decision import DECISION, Decision, Round, full_answer
 from graphmind.core.ids import digest
 from graphmind.memory import stats
 from graphmind.memory.querytypes import type_label
@@ -83,8 +83,10 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
     """The nested parameter row ``memory/write_decision`` writes one decision from."""
     steps = [_step_row(decision.id, r) for r in decision.rounds]
     citations = [{"chunk": c.chunk_id, "rank": i} for i, c in enumerate(decision.citations, 1)]
+    first = len(citations) + 1  # the full answer's own sources are numbered after them
+    sources = [{"chunk": c.chunk_id, "rank": i} for i, c in enumerate(decision.sources, first)]
     chunk_ids = {r["chunk"] for s in steps for r in s["retrieved"]}
-    chunk_ids.update(c["chunk"] for c in citations)
+    chunk_ids.update(c["chunk"] for c in citations + sources)
     evaluated = final_verdicts(decision.rounds)
     rv = decision.retrieval
     return {
@@ -113,6 +115,10 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
         "steps": steps,
         "evaluated": evaluated,
         "citations": citations,
+        "sources": sources,
+        "full_answer": full_answer(decision),
+        "explanation": [s.text for s in decision.explanation],
+        "explanation_chunks": [" ".join(s.chunks) for s in decision.explanation],
         "chunk_ids": sorted(chunk_ids),
         "query_type_id": rv.query_type or None,
         "query_type": None
@@ -223,6 +229,13 @@ def read_decision(store: GraphStore, decision_id: str) -> Decision | None:
         **_present(d, _DECISION_PROPS),
         "rounds": _rounds(store.run("memory/read_steps", {"id": decision_id})),
         "citations": _citations(d.get("citations") or [], head["cited"] or []),
+        "sources": _citations(d.get("sources") or [], head["cited"] or []),
+        "explanation": [
+            {"text": text, "chunks": chunks.split()}
+            for text, chunks in zip(
+                d.get("explanation") or [], d.get("explanation_chunks") or [], strict=False
+            )
+        ],
         "retrieval": {
             **_present(via, _RETRIEVAL_PROPS),
             **_present(d, ("memory", "query_type")),

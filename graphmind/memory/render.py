@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from graphmind.core.decision import Decision, Round
+from graphmind.core.decision import Decision, Round, full_answer, numbered_sources
 
 SNIPPET_CHARS = 300
 # the one colour table for grades, verdicts and outcomes
@@ -49,9 +49,12 @@ def print_round(console: Console, rnd: Round) -> None:
 
 
 def print_decision(console: Console, d: Decision) -> None:
-    """``graphmind ask``'s answer: the answer, its citations, grade and decision id."""
+    """``graphmind ask``'s answer: the short answer, the full answer with its markers, the
+    passages they number, grade and decision id."""
     console.print(Text(d.answer, style="bold"))
-    for number, c in enumerate(d.citations, start=1):
+    if d.explanation:
+        console.print(Text(full_answer(d)))
+    for number, c in enumerate(numbered_sources(d), start=1):
         console.print(Text(f"  [{number}] {c.title} ({c.chunk_id}): {shorten(c.text, 100)}"))
     console.print(
         Text.assemble(
@@ -82,6 +85,7 @@ def print_decision(console: Console, d: Decision) -> None:
 def decision_as_dict(d: Decision) -> dict[str, Any]:
     """The decision as JSON-ready data (``ask --json``, ``trace --json``, the MCP trace)."""
     data = asdict(d)
+    data["full_answer"] = full_answer(d)
     data["sufficiency"] = d.sufficiency.value
     data["retrieval"].pop("query_vector", None)
     data["retrieval"]["coverage"] = d.retrieval.coverage
@@ -105,6 +109,8 @@ def _header(d: Decision) -> RenderableType:
         answer.append("  (abstained)", style="yellow")
     grid.add_row("question", Text(d.question))
     grid.add_row("answer", answer)
+    if d.explanation:
+        grid.add_row("full answer", Text(full_answer(d)))
     temporal = Text("   temporal", style="magenta") if d.temporal else Text("")
     grid.add_row(
         "grade", Text.assemble(_grade(d.sufficiency), f"   confidence {d.confidence:.2f}", temporal)
@@ -210,14 +216,14 @@ def round_panel(rnd: Round) -> RenderableType:
 
 
 def _citations(d: Decision) -> RenderableType:
-    if not d.citations:
+    if not numbered_sources(d):
         return Text("no citations", style="dim")
     table = Table(title="Citations", title_justify="left", box=box.SIMPLE_HEAD, expand=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("document", max_width=30)
     table.add_column("text", max_width=80)
     table.add_column("chunk", no_wrap=True, style="dim")
-    for rank, c in enumerate(d.citations, start=1):
+    for rank, c in enumerate(numbered_sources(d), start=1):
         title = Text(c.title) if c.title else Text("(chunk no longer stored)", style="dim")
         table.add_row(str(rank), title, Text(shorten(c.text)), Text(c.chunk_id[:12]))
     return table

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
-from graphmind.core.decision import Decision
+from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import BadInputError
 from graphmind.mcp_server import capped
 from graphmind.serve.routes import Svc
@@ -63,11 +63,12 @@ def question_of(body: ChatRequest) -> str:
 
 
 def reply_text(d: Decision) -> str:
-    """The answer, then the cited passages numbered as sources."""
-    lines = [d.answer or "Not found in the corpus."]
-    if d.citations:
+    """The full answer with its markers (the short answer when there is none), then the
+    passages they number, as sources."""
+    lines = [full_answer(d) or "Not found in the corpus."]
+    if numbered_sources(d):
         lines += ["", "Sources:"]
-        for n, c in enumerate(d.citations, start=1):
+        for n, c in enumerate(numbered_sources(d), start=1):
             text = " ".join(c.text.split())
             text = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
             lines.append(f"[{n}] {c.title}: {text} (chunk {c.chunk_id})")

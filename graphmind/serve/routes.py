@@ -43,6 +43,7 @@ class AskRequest(BaseModel):
     k: int | None = None
     memory: Memory | None = None
     evolve_graph: bool | None = None
+    short: bool = False  # the short answer only, without the full answer's call
 
 
 class FeedbackRequest(BaseModel):
@@ -62,9 +63,15 @@ def service(request: Request) -> Service:
 Svc = Annotated[Service, Depends(service)]
 
 
+def knobs_of(body: AskRequest) -> AskKnobs:
+    """The loop's options the request set (None: the ``[ask]`` settings)."""
+    explain = False if body.short else None
+    return AskKnobs(body.mode, body.max_rounds, body.k, body.memory, body.evolve_graph, explain)
+
+
 def ask_job(svc: Service, body: AskRequest) -> Any:
     """The ask as a streamed job: queue, start, each round's events, the answer."""
-    knobs = AskKnobs(body.mode, body.max_rounds, body.k, body.memory, body.evolve_graph)
+    knobs = knobs_of(body)
 
     def job(emit: Emit) -> list[Event]:
         def on_round(r: Round) -> None:
@@ -92,7 +99,7 @@ async def ask(request: Request, body: AskRequest, svc: Svc) -> Any:
     if wants_stream(request.headers.get("accept")):
         stream = sse_of(pool, ask_job(svc, body))
         return StreamingResponse(stream, media_type="text/event-stream", headers=SSE_HEADERS)
-    knobs = AskKnobs(body.mode, body.max_rounds, body.k, body.memory, body.evolve_graph)
+    knobs = knobs_of(body)
     loop = asyncio.get_running_loop()
     decision, place = await loop.run_in_executor(pool, lambda: svc.ask(body.question, knobs))
     return answer_payload(decision, place)

@@ -54,6 +54,7 @@ class AskKnobs:
     k: int | None = None
     memory: Memory | None = None
     evolve_graph: bool | None = None
+    explain: bool | None = None  # the full answer (False: the short answer only)
 
 
 class Service:

@@ -52,6 +52,28 @@ def is_check(messages: list[Message]) -> bool:
     return len(messages) > 2 and messages[-1]["content"].startswith("Check your answer")
 
 
+def is_explain(messages: list[Message]) -> bool:
+    """The full answer's turn: the answer call's conversation, the answer, then the ask
+    for a few sentences."""
+    return len(messages) > 2 and messages[-1]["content"].startswith("Now write the full answer")
+
+
+def explain(messages: list[Message]) -> str:
+    """A full answer like a small model's: the answer in a sentence on the passage the
+    short answer cites last, one on a passage only it cites, one citing no shown passage
+    and one that only restates the question (the last two are left out)."""
+    said = json.loads(messages[-2]["content"])
+    found = candidates_in(messages)
+    extra = [n for n, t in found.items() if n not in said["citations"] and "Brask" in t]
+    sentences = [
+        {"text": f"It was shot in {said['answer']}.", "citations": said["citations"][-1:]},
+        {"text": "Brask has a movie theatre.", "citations": extra[:1]},
+        {"text": "Nothing here is cited.", "citations": [99]},
+        {"text": "Where was the Aldo Vance movie shot?", "citations": [1]},
+    ]
+    return json.dumps({"sentences": sentences})
+
+
 def answer(messages: list[Message]) -> str:
     """Answers the second hop when both passages are there, else (like a small model)
     the first hop's movie; abstains without either."""
@@ -89,6 +111,8 @@ def check(messages: list[Message]) -> str:
 def responder(messages: list[Message]) -> str:
     system = messages[0]["content"]
     if system.startswith("You answer a question"):
+        if is_explain(messages):
+            return explain(messages)
         return check(messages) if is_check(messages) else answer(messages)
     return heuristic_response(messages)  # the evolving sub-graph's extraction
 
@@ -108,6 +132,7 @@ def loop(store: GraphStore, tmp_path: Path, responder_=responder, **options: obj
         "extra": 0,
         "follow_up": 3,
         "retrieve": RetrieveOptions(per_list=3),
+        "explain": False,  # the rounds' calls alone; test_ask_explain covers the full answer
         **options,
     }
     opts = AskOptions(**knobs)  # type: ignore[arg-type]

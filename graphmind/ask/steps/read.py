@@ -9,7 +9,7 @@ from graphmind.ask.rules.evidence import naming, recited, says
 from graphmind.ask.rules.hops import OWNER_TAIL
 from graphmind.ask.rules.question import TEMPORAL, off_kind, question_entities, restates_question
 from graphmind.ask.rules.text import copied
-from graphmind.ask.state import AskState, Tools
+from graphmind.ask.state import AskState, Conversation, Tools
 from graphmind.core.decision import Candidate
 
 
@@ -36,6 +36,9 @@ def read(
     asked, reply = _answer(tools, state, shown, [] if state.hopping else cues)
     if state.bridging and restates_question(state.asking, reply.answer):
         asked, reply = _answer(tools, state, shown, [_asks_about(last)], notes_last=True)
+    state.conversations[len(state.rounds) + 1] = Conversation(
+        asked, reply.model_copy(deep=True), shown
+    )
     index = {c.id: n for n, c in enumerate(found, start=1)}
     reply.citations = [index[shown[n - 1].id] for n in reply.citations if 1 <= n <= len(shown)]
     if state.hopping:

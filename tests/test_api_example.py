@@ -1,4 +1,5 @@
-"""The README's Python API example runs as written (against a test LLM endpoint)."""
+"""The Python API example (docs/api.md, linked from the README) runs as written (against a
+test LLM endpoint)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from openai_server import FakeServer, Reply, completion_body
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+API_DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 # what the test endpoint answers, by the schema each call asks for
 ANSWERS = {
@@ -24,20 +25,18 @@ ANSWERS = {
     "CommunityReport": {"title": "Lise Meitner", "summary": "A physicist born in Vienna."},
     "Answer": {"answer": "Vienna", "citations": [1], "abstain": False},
     "Check": {"complete": True, "missing": "", "query": ""},
+    "FullAnswer": {"sentences": [{"text": "Lise Meitner was born in Vienna.", "citations": [1]}]},
 }
 
 
 def api_example() -> str:
-    """The README's one ```python block under "Python API"."""
-    section = README.read_text(encoding="utf-8").split("## Python API", 1)[1]
-    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert match, "no python block under ## Python API"
+    """docs/api.md's first ```python block."""
+    match = re.search(r"```python\n(.*?)```", API_DOC.read_text(encoding="utf-8"), re.DOTALL)
+    assert match, "no python block in docs/api.md"
     return match.group(1)
 
 
-def test_the_readme_python_api_example_runs(
-    tmp_path: Path, serve: Callable[..., FakeServer]
-) -> None:
+def test_the_python_api_example_runs(tmp_path: Path, serve: Callable[..., FakeServer]) -> None:
     def reply(body: dict[str, Any]) -> Reply:
         name = body.get("response_format", {}).get("json_schema", {}).get("name", "")
         return 200, {}, completion_body(json.dumps(ANSWERS[name]))
@@ -65,6 +64,7 @@ def test_the_readme_python_api_example_runs(
     lines = result.stdout.splitlines()
     assert lines[0] == "2 new; []"
     assert lines[1].startswith("Vienna ") and "'meitner'" in lines[1]
-    assert lines[2] == "1 rounds read back from the graph"
-    assert "meitner" in lines[3].lower()
+    assert lines[2] == "Lise Meitner was born in Vienna. [1]"  # the full answer, cited
+    assert lines[3] == "1 rounds read back from the graph"
+    assert "meitner" in lines[4].lower()
     assert re.fullmatch(r"1 chunks and \d+ entities would go", lines[-1])

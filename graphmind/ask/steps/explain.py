@@ -1,0 +1,60 @@
+"""Explain: the full answer beside the short one, a few sentences from the passages the
+short answer was read from, each citing the passages it rests on."""
+
+from __future__ import annotations
+
+from graphmind.ask.models import MAX_CITATIONS, Answer, FullAnswer
+from graphmind.ask.options import EXPLAIN_MAX_TOKENS
+from graphmind.ask.prompts import answer_messages, explain_messages
+from graphmind.ask.rules.text import restates
+from graphmind.ask.state import AskState, Conversation, Tools
+from graphmind.core.decision import Candidate, Citation, Round, Statement
+
+
+def explain(
+    tools: Tools, state: AskState, chosen: Round | None, answer: str, cited: list[Candidate]
+) -> tuple[list[Statement], list[Citation]]:
+    """The full answer to the question, as the next turn of the conversation that gave
+    the short answer (its passages keep their numbers, and a prefix-caching model reads
+    only the new turn); over the cited passages alone when that conversation asked
+    something else (a next hop) or judged (ROZA's call). A sentence that cites no shown
+    passage, or that says nothing beyond the question's own words, is left out. Returns the
+    sentences and the passages they cite beyond ``cited``; nothing for an abstention."""
+    if chosen is None or not answer:
+        return [], []
+    talk = _conversation(tools, state, chosen, answer, cited)
+    messages = explain_messages(talk.messages, talk.answer)
+    with state.timed("llm"):
+        out = tools.llm.structured("explain", messages, FullAnswer, max_tokens=EXPLAIN_MAX_TOKENS)
+    statements = []
+    for sentence in out.sentences:
+        text = " ".join(sentence.text.split())
+        chunks = [talk.shown[n - 1].id for n in sentence.citations if 1 <= n <= len(talk.shown)]
+        if text and chunks and not restates(text, state.question, ""):
+            statements.append(Statement(text, list(dict.fromkeys(chunks))))
+    known = {c.id for c in cited}
+    by_id = {c.id: c for c in talk.shown}
+    extra = dict.fromkeys(c for s in statements for c in s.chunks if c not in known)
+    return statements, [Citation(c, by_id[c].title, by_id[c].text) for c in extra]
+
+
+def _conversation(
+    tools: Tools, state: AskState, chosen: Round, answer: str, cited: list[Candidate]
+) -> Conversation:
+    """The answer call that gave the chosen round's answer to the question itself, else
+    the answer call it would have been over the cited passages."""
+    number = next(n for n, r in enumerate(state.rounds, start=1) if r is chosen)
+    talk = state.conversations.get(number)
+    asked = state.asked[number - 1] if number <= len(state.asked) else state.question
+    if talk is not None and asked in ("", state.question) and talk.answer.answer.strip() == answer:
+        return talk
+    messages = answer_messages(
+        state.question,
+        cited,
+        [],
+        "",
+        temporal=state.temporal,
+        budget_tokens=tools.options.context_tokens,
+    )
+    given = Answer(answer=answer, citations=list(range(1, len(cited) + 1))[:MAX_CITATIONS])
+    return Conversation(messages, given, cited)

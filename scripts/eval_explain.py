@@ -1,0 +1,332 @@
+"""Full answers on explanatory questions: citation precision, answer support, echoes and a
+pairwise judge against naive, over a real manual (Python's documentation by default).
+
+    apt-get install python3.11-doc
+    GRAPHMIND_LLM_MODEL=qwen2.5-coder-1.5b python scripts/eval_explain.py \
+        --docs /usr/share/doc/python3.11/html \
+        --questions scripts/questions/python_docs_explain.json --run-dir eval-runs/pydocs
+
+The manual's HTML pages are built once into the run directory's store (chunk-only unless
+``--extract fast``); each question is asked by naive (vector top-k, one answer call) and
+by the loop, both with the full answer; then the configured model judges: whether each
+cited passage supports the sentence that cites it (citation precision; a sentence is
+supported when one of its passages is: answer support), and which of the two full
+answers better answers the question in light of the manual's reference answer, in both
+orders (win rate with ties as half, and how often the two orders agree). A full answer
+that only restates the question is an echo (a rule, no model). Answers and judgements are
+appended to ``results.jsonl`` and ``judged.jsonl`` (resumable) and model responses cached
+in the run; ``spot.md`` lists 20 judged sentence-passage pairs to check by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from graphmind.ask.loop import AskLoop, AskOptions
+from graphmind.ask.rules.question import restates_question
+from graphmind.ask.rules.text import restates
+from graphmind.communities.pipeline import CommunityOptions
+from graphmind.config import Settings, load_settings
+from graphmind.core.decision import Decision, full_answer, numbered_sources
+from graphmind.core.errors import GraphMindError
+from graphmind.factories import make_embedder, make_llm, open_store
+from graphmind.ingest.build import run_build
+from graphmind.ingest.loaders import LoadOptions
+from graphmind.ingest.pipeline import BuildOptions, ExtractMode
+from graphmind.llm.client import LLM
+from graphmind.memory.session import MemoryOptions
+
+CONFIGS = ("naive", "loop")
+PASSAGE_CHARS = 1200  # of a cited passage shown to the support judge
+SPOT_PAIRS = 20
+
+
+class Support(BaseModel):
+    """The support judge's verdict on one sentence and one passage."""
+
+    supported: bool = False
+
+
+class Preference(BaseModel):
+    """The pairwise judge's choice."""
+
+    better: Literal["A", "B", "tie"] = "tie"
+
+
+SUPPORT_PROMPT = (
+    'You check a sentence against a passage. Return JSON: "supported": true if the passage '
+    "states what the sentence says (in the same or other words), false if the sentence says "
+    "something the passage does not."
+)
+PAIRWISE_PROMPT = (
+    "You compare two answers to a question about a software manual. A reference answer from "
+    "the manual is given. Prefer the answer that explains the question correctly and "
+    "usefully, agrees with the reference and does not just repeat the question. Return "
+    'JSON: "better": "A", "B" or "tie".'
+)
+
+
+def build(settings: Settings, docs: Path, run_dir: Path, extract: ExtractMode) -> None:
+    """The manual's HTML pages into the run's store, once (an interrupted build resumes)."""
+    marker = run_dir / "built"
+    if marker.exists():
+        return
+    options = BuildOptions(
+        load=LoadOptions(include=("*.html",), exclude=("_sources/*", "genindex*", "_static/*")),
+        extract=extract,
+        communities=False,
+    )
+    started = time.perf_counter()
+    with open_store(settings) as store:
+        report = run_build(
+            store, make_embedder(settings), None, [str(docs)], options, CommunityOptions()
+        )
+    marker.write_text(
+        json.dumps(
+            {
+                "documents": report.documents_new + report.documents_skipped,
+                "chunks": report.chunks_written,
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        )
+    )
+
+
+def answer_row(q: dict[str, Any], config: str, d: Decision, explain_s: float) -> dict[str, Any]:
+    """What one configuration answered: short and full answer, the sentences with their
+    passages' texts, and the time (the full answer's call apart)."""
+    sources = numbered_sources(d)
+    by_id = {c.chunk_id: c.text for c in sources}
+    return {
+        "id": q["id"],
+        "config": config,
+        "answer": d.answer,
+        "abstained": d.abstained,
+        "grade": d.sufficiency.value,
+        "full_answer": full_answer(d),
+        "sentences": [
+            {"text": s.text, "passages": [by_id[c] for c in s.chunks if c in by_id]}
+            for s in d.explanation
+        ],
+        "echo": echoes(q["question"], d),
+        "seconds": round(d.latency_ms / 1000, 2),
+        "explain_seconds": round(explain_s, 2),
+        "rounds": len(d.rounds),
+    }
+
+
+def echoes(question: str, d: Decision) -> bool:
+    """Whether the answer shown only restates the question: every sentence of the full
+    answer, or the short answer when there is no full one."""
+    if d.explanation:
+        return all(restates(s.text, question, "") for s in d.explanation)
+    return not d.abstained and restates_question(question, d.answer)
+
+
+def ask_all(
+    settings: Settings, llm: LLM, questions: list[dict[str, Any]], results: Path, k: int
+) -> None:
+    """Each question by each configuration, appended to ``results`` (done ones skipped)."""
+    done = {(r["id"], r["config"]) for r in read_jsonl(results)}
+    embedder = make_embedder(settings)
+    with open_store(settings) as store:
+        for n, q in enumerate(questions, start=1):
+            for config in CONFIGS:
+                if (q["id"], config) in done:
+                    continue
+                options = AskOptions(
+                    mode="naive" if config == "naive" else "loop",
+                    k=k,
+                    record=False,
+                    memory=MemoryOptions(mode="off"),
+                )
+                before = explain_seconds(llm)
+                d = AskLoop(store, embedder, llm, options).ask(q["question"])
+                row = answer_row(q, config, d, explain_seconds(llm) - before)
+                append_jsonl(results, row)
+                print(
+                    f"[{n}/{len(questions)}] {config:5} {row['seconds']:6.1f}s "
+                    f"{len(row['sentences'])} sentence(s) {row['answer'][:50]!r}",
+                    flush=True,
+                )
+
+
+def explain_seconds(llm: LLM) -> float:
+    """Seconds the model has spent on full answers so far."""
+    return llm.ledger.get("explain").seconds
+
+
+def judge_all(llm: LLM, questions: list[dict[str, Any]], results: Path, judged: Path) -> None:
+    """Support of every sentence-passage pair and the pairwise choice in both orders."""
+    rows = {(r["id"], r["config"]): r for r in read_jsonl(results)}
+    done = {r["id"] for r in read_jsonl(judged)}
+    for q in questions:
+        pair = rows.get((q["id"], "naive")), rows.get((q["id"], "loop"))
+        if q["id"] in done or None in pair:
+            continue
+        out: dict[str, Any] = {"id": q["id"], "support": {}}
+        for row in pair:
+            assert row is not None
+            out["support"][row["config"]] = [
+                [supports(llm, s["text"], p) for p in s["passages"]] for s in row["sentences"]
+            ]
+        naive, loop = (r["full_answer"] if r else "" for r in pair)
+        out["loop_first"] = prefer(llm, q, loop, naive)  # A is the loop's
+        out["naive_first"] = prefer(llm, q, naive, loop)  # A is naive's
+        append_jsonl(judged, out)
+        print(f"judged {q['id']}: {out['loop_first']} / {out['naive_first']}", flush=True)
+
+
+def supports(llm: LLM, sentence: str, passage: str) -> bool:
+    messages = [
+        {"role": "system", "content": SUPPORT_PROMPT},
+        {
+            "role": "user",
+            "content": f"Passage: {passage[:PASSAGE_CHARS]}\n\nSentence: {sentence}",
+        },
+    ]
+    return llm.structured("judge_support", messages, Support, max_tokens=16).supported
+
+
+def prefer(llm: LLM, q: dict[str, Any], a: str, b: str) -> str:
+    messages = [
+        {"role": "system", "content": PAIRWISE_PROMPT},
+        {
+            "role": "user",
+            "content": f"Question: {q['question']}\n\nReference answer: {q['reference']}\n\n"
+            f"Answer A: {a}\n\nAnswer B: {b}",
+        },
+    ]
+    return llm.structured("judge_pairwise", messages, Preference, max_tokens=16).better
+
+
+def report(questions: list[dict[str, Any]], results: Path, judged: Path) -> dict[str, Any]:
+    """The measured numbers, per configuration, over the questions judged."""
+    rows = {(r["id"], r["config"]): r for r in read_jsonl(results)}
+    verdicts = {r["id"]: r for r in read_jsonl(judged)}
+    ids = [q["id"] for q in questions if q["id"] in verdicts]
+    table: dict[str, Any] = {"questions": len(ids)}
+    for config in CONFIGS:
+        pairs = [ok for i in ids for s in verdicts[i]["support"][config] for ok in s]
+        sentences = [any(s) for i in ids for s in verdicts[i]["support"][config]]
+        seconds = [rows[(i, config)]["seconds"] for i in ids]
+        without = [rows[(i, config)]["seconds"] - rows[(i, config)]["explain_seconds"] for i in ids]
+        table[config] = {
+            "citation_precision": share(pairs),
+            "answer_support": share(sentences),
+            "sentences": len(sentences),
+            "explained": sum(1 for i in ids if rows[(i, config)]["sentences"]),
+            "echoes": sum(1 for i in ids if rows[(i, config)]["echo"]),
+            "median_s": median(seconds),
+            "median_s_short": median(without),
+        }
+    wins = [
+        score(verdicts[i]["loop_first"], "A") + score(verdicts[i]["naive_first"], "B") for i in ids
+    ]
+    agree = [
+        (verdicts[i]["loop_first"], verdicts[i]["naive_first"]) in {("A", "B"), ("B", "A")}
+        or verdicts[i]["loop_first"] == verdicts[i]["naive_first"] == "tie"
+        for i in ids
+    ]
+    table["loop_win_rate"] = round(sum(wins) / (2 * len(ids)), 3) if ids else None
+    table["orders_agree"] = share(agree)
+    return table
+
+
+def score(choice: str, loop: str) -> float:
+    """One order's judgement for the loop: 1 a win, 0.5 a tie, 0 a loss."""
+    return 1.0 if choice == loop else 0.5 if choice == "tie" else 0.0
+
+
+def spot_check(results: Path, judged: Path, out: Path) -> None:
+    """``SPOT_PAIRS`` judged sentence-passage pairs, drawn at random, to check by hand."""
+    rows = {(r["id"], r["config"]): r for r in read_jsonl(results)}
+    pairs = [
+        (v["id"], config, s["text"], passage, ok)
+        for v in read_jsonl(judged)
+        for config, marks in v["support"].items()
+        for s, oks in zip(rows[(v["id"], config)]["sentences"], marks, strict=True)
+        for passage, ok in zip(s["passages"], oks, strict=True)
+    ]
+    chosen = random.Random(0).sample(pairs, min(SPOT_PAIRS, len(pairs)))
+    lines = ["# Support judgements to check by hand", ""]
+    for qid, config, sentence, passage, ok in chosen:
+        lines += [
+            f"## {qid} ({config}): judged {'supported' if ok else 'not supported'}",
+            f"Sentence: {sentence}",
+            f"Passage: {' '.join(passage.split())[:600]}",
+            "",
+        ]
+    out.write_text("\n".join(lines), encoding="utf-8")
+
+
+def share(values: list[bool]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut short by an interruption
+    return rows
+
+
+def append_jsonl(path: Path, row: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=Path, required=True, help="the manual's HTML folder")
+    parser.add_argument("--questions", type=Path, required=True)
+    parser.add_argument("--run-dir", type=Path, required=True)
+    parser.add_argument("--limit", type=int, help="the first N questions")
+    parser.add_argument("--k", type=int, default=AskOptions.k)
+    parser.add_argument("--extract", choices=("none", "fast"), default="none")
+    parser.add_argument("--store", help="a Neo4j URI instead of the run's FalkorDB Lite file")
+    parser.add_argument("--no-judge", action="store_true", help="ask only")
+    args = parser.parse_args()
+    args.run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        questions = json.loads(args.questions.read_text(encoding="utf-8"))[: args.limit]
+        store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
+        settings = load_settings(store=store)
+        llm = make_llm(settings, cache_dir=args.run_dir)
+        if llm is None:
+            raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
+        build(settings, args.docs, args.run_dir, args.extract)
+        results, judged = args.run_dir / "results.jsonl", args.run_dir / "judged.jsonl"
+        ask_all(settings, llm, questions, results, args.k)
+        if not args.no_judge:
+            judge_all(llm, questions, results, judged)  # the same model, at temperature 0
+            spot_check(results, judged, args.run_dir / "spot.md")
+        table = report(questions, results, judged)
+    except (GraphMindError, OSError, json.JSONDecodeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    (args.run_dir / "report.json").write_text(json.dumps(table, indent=2))
+    print(json.dumps(table, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
