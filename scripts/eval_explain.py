@@ -269,6 +269,16 @@ def spot_check(results: Path, judged: Path, out: Path) -> None:
     out.write_text("\n".join(lines), encoding="utf-8")
 
 
+def spread(questions: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+    """``limit`` questions spread evenly over the set (the last ones included), or all."""
+    if limit is None or limit >= len(questions):
+        return questions
+    if limit <= 1:
+        return questions[-limit:] if limit else []
+    last = len(questions) - 1
+    return [questions[round(i * last / (limit - 1))] for i in range(limit)]
+
+
 def share(values: list[bool]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
@@ -299,7 +309,7 @@ def main() -> int:
     parser.add_argument("--docs", type=Path, required=True, help="the manual's HTML folder")
     parser.add_argument("--questions", type=Path, required=True)
     parser.add_argument("--run-dir", type=Path, required=True)
-    parser.add_argument("--limit", type=int, help="the first N questions")
+    parser.add_argument("--limit", type=int, help="N questions, spread over the set")
     parser.add_argument("--k", type=int, default=AskOptions.k)
     parser.add_argument("--extract", choices=("none", "fast"), default="none")
     parser.add_argument("--store", help="a Neo4j URI instead of the run's FalkorDB Lite file")
@@ -307,7 +317,7 @@ def main() -> int:
     args = parser.parse_args()
     args.run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        questions = json.loads(args.questions.read_text(encoding="utf-8"))[: args.limit]
+        questions = spread(json.loads(args.questions.read_text(encoding="utf-8")), args.limit)
         store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
         settings = load_settings(store=store)
         llm = make_llm(settings, cache_dir=args.run_dir)

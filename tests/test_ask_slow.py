@@ -16,6 +16,7 @@ from conftest import store_settings
 from graphmind import api
 from graphmind.ask.options import AskOptions
 from graphmind.config import load_settings
+from graphmind.core.decision import full_answer
 from graphmind.factories import open_store
 from graphmind.ingest.pipeline import BuildOptions
 from graphmind.llm.models import offline_model_path
@@ -43,6 +44,11 @@ def test_real_model_answers_with_a_citation(tmp_path: Path, store_env: dict[str,
     assert not decision.abstained, decision
     assert "vienna" in decision.answer.lower()
     assert any(c.title == "Lise Meitner" for c in decision.citations)
+    # the full answer: sentences from the passages, each citing one it rests on
+    print(f"full answer: {full_answer(decision)}")
+    assert decision.explanation and all(s.chunks for s in decision.explanation)
+    shown = {c.id for r in decision.rounds for c in r.candidates}
+    assert all(set(s.chunks) <= shown for s in decision.explanation)
     with open_store(settings) as store:
         evaluated = store.run_text(
             "MATCH (:Decision {id: $id})-[e:EVALUATED]->(c:Chunk) RETURN c.id AS id",

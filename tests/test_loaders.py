@@ -123,3 +123,24 @@ def test_sentence_splitting_keeps_abbreviations_and_quotes() -> None:
 def test_one_huge_sentence_is_cut_into_windows() -> None:
     chunks = chunk_text("doc", "word " * 1000, size=100, overlap=10)
     assert len(chunks) == 10 and all(c.tokens == 100 for c in chunks)
+
+
+def test_html_text_is_the_main_content_without_the_sites_chrome() -> None:
+    """Navigation, banners, footers and sidebars repeat on every page of a site: a
+    documentation build got "Next topic / This Page / Report a Bug" chunks from each."""
+    page = (
+        "<html><head><title>FAQ</title></head><body>"
+        "<div class='related' role='navigation'>index | modules | next</div>"
+        "<header>Site banner</header><nav>Home</nav>"
+        "<div role='main'><article><header>How do I copy a file?</header>"
+        "<p>The shutil module\ncontains copyfile.</p><div><div>Nested.</div></div></article>"
+        "<aside>Related pages</aside></div>"
+        "<div class='sphinxsidebar' role='navigation'><h3>This Page</h3></div>"
+        "<footer>Copyright</footer></body></html>"
+    )
+    title, text = html_to_text(page)
+    assert title == "FAQ"
+    assert text == "How do I copy a file?\n\nThe shutil module contains copyfile.\n\nNested."
+    # without a main element, the page's text less its chrome
+    plain = "<body><nav>Menu</nav><div><p>Only text</p></div><footer>foot</footer></body>"
+    assert html_to_text(plain)[1] == "Only text"
