@@ -3,6 +3,7 @@ its sentences tied to the passages they cite, written to the graph and read back
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from graphmind.core.decision import full_answer, numbered_sources, numbered_statements
@@ -12,14 +13,21 @@ from graphmind.store.base import GraphStore
 from helpers.ask import DOCS, QUESTION, chunk_of, is_explain, loop, responder
 
 
-def test_the_full_answer_goes_on_from_the_answer_call_and_cites_its_passages(
-    corpus_store: GraphStore, tmp_path: Path
-) -> None:
+def recorder() -> tuple[list[list[Message]], Callable[[list[Message]], str]]:
+    """The fixture responder, keeping every conversation it was sent."""
     calls: list[list[Message]] = []
 
     def recording(messages: list[Message]) -> str:
         calls.append(messages)
         return responder(messages)
+
+    return calls, recording
+
+
+def test_the_full_answer_goes_on_from_the_answer_call_and_cites_its_passages(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    calls, recording = recorder()
 
     ask = loop(corpus_store, tmp_path, recording, explain=True, k=5)
     decision = ask.ask(QUESTION)
@@ -60,11 +68,7 @@ def test_the_full_answer_goes_on_from_the_answer_call_and_cites_its_passages(
 def test_short_asks_no_full_answer_and_an_abstention_gets_none(
     corpus_store: GraphStore, tmp_path: Path
 ) -> None:
-    calls: list[list[Message]] = []
-
-    def recording(messages: list[Message]) -> str:
-        calls.append(messages)
-        return responder(messages)
+    calls, recording = recorder()
 
     short = loop(corpus_store, tmp_path, recording, explain=False).ask(QUESTION)
     assert short.answer == "Port Ellis" and not short.explanation
@@ -78,11 +82,7 @@ def test_short_asks_no_full_answer_and_an_abstention_gets_none(
 def test_the_naive_baseline_explains_from_its_own_call(
     corpus_store: GraphStore, tmp_path: Path
 ) -> None:
-    calls: list[list[Message]] = []
-
-    def recording(messages: list[Message]) -> str:
-        calls.append(messages)
-        return responder(messages)
+    calls, recording = recorder()
 
     naive = loop(corpus_store, tmp_path, recording, mode="naive", explain=True, k=5)
     decision = naive.ask(QUESTION)

@@ -13,6 +13,14 @@ from graphmind.core.decision import Verdict, verdict_word
 MAX_CITATIONS = 4
 
 
+def distinct_citations(value: Any) -> Any:
+    """A list of citations without repeats, cut to ``MAX_CITATIONS`` (anything else is
+    left for validation to refuse)."""
+    if isinstance(value, list):
+        return list(dict.fromkeys(value))[:MAX_CITATIONS]
+    return value
+
+
 class Answer(BaseModel):
     """An answer with the candidate numbers it rests on."""
 
@@ -23,9 +31,7 @@ class Answer(BaseModel):
     @field_validator("citations", mode="before")
     @classmethod
     def _citations(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return list(dict.fromkeys(value))[:MAX_CITATIONS]
-        return value
+        return distinct_citations(value)
 
 
 MAX_SENTENCES = 4
@@ -46,9 +52,7 @@ class Sentence(BaseModel):
     @field_validator("citations", mode="before")
     @classmethod
     def _citations(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return list(dict.fromkeys(value))[:MAX_CITATIONS]
-        return value
+        return distinct_citations(value)
 
 
 class FullAnswer(BaseModel):
