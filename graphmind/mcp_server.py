@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from graphmind import __version__
 from graphmind.config import Settings, load_settings
-from graphmind.core.decision import full_answer, numbered_sources, numbered_statements
+from graphmind.core.decision import both_answers
 from graphmind.core.errors import (
     BadInputError,
     ConfigError,
@@ -201,19 +201,11 @@ class GraphMindTools:
         d = api.ask(capped(question, "the question"), options, config)
         return {
             "decision_id": d.id,
-            "answer": d.answer,
-            "full_answer": full_answer(d),
-            "explanation": numbered_statements(d),
+            **both_answers(d),
             "abstained": d.abstained,
             "sufficiency": d.sufficiency.value,
             "confidence": d.confidence,
             "rounds": len(d.rounds),
-            # the short answer's citations, then the passages only the full answer cites
-            "citations": [
-                {"ref": n, "chunk_id": c.chunk_id, "title": c.title, "text": c.text}
-                for n, c in enumerate(numbered_sources(d), start=1)
-            ],
-            "short_citations": len(d.citations),
             "model": d.model,
         }
 

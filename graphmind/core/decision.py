@@ -260,5 +260,21 @@ def full_answer(d: Decision) -> str:
     )
 
 
+def both_answers(d: Decision) -> dict[str, Any]:
+    """The short and the full answer, JSON-ready (the MCP ``ask`` tool, ``POST /ask``):
+    ``citations`` numbers the short answer's passages, then those only the full answer
+    cites; ``short_citations`` says how many are the short answer's."""
+    return {
+        "answer": d.answer,
+        "full_answer": full_answer(d),
+        "explanation": numbered_statements(d),
+        "citations": [
+            {"ref": n, "chunk_id": c.chunk_id, "title": c.title, "text": c.text}
+            for n, c in enumerate(numbered_sources(d), start=1)
+        ],
+        "short_citations": len(d.citations),
+    }
+
+
 DECISION: TypeAdapter[Decision] = TypeAdapter(Decision)
 """Validates a decision from plain data (what the reader assembles) and dumps one."""

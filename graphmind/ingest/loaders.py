@@ -497,9 +497,9 @@ class _TextExtractor(HTMLParser):
         self.title: list[str] = []
         self._skip = 0
         self._in_title = False
-        self._chrome: list[str] = []  # the tag of the chrome being skipped, per nesting
+        self._chrome = ""  # the tag of the chrome being skipped ("": none), its nesting
         self._chrome_depth = 0
-        self._main: list[str] = []  # likewise for the main content
+        self._main = ""  # likewise for the main content
         self._main_depth = 0
         self._content = 0  # inside an article or the main content
         self._pre = 0  # inside preformatted text, whose line breaks are kept
@@ -507,19 +507,19 @@ class _TextExtractor(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         role = next((v or "" for k, v in attrs if k == "role"), "").lower()
         if self._chrome:
-            self._chrome_depth += tag == self._chrome[0]
+            self._chrome_depth += tag == self._chrome
             return
         if (
             tag in _CHROME_TAGS
             or role in _CHROME_ROLES
             or (tag in _PAGE_PARTS and not self._content)
         ):
-            self._chrome, self._chrome_depth = [tag], 1
+            self._chrome, self._chrome_depth = tag, 1
             return
         if self._main:
-            self._main_depth += tag == self._main[0]
+            self._main_depth += tag == self._main
         elif tag == "main" or role == "main":
-            self._main, self._main_depth = [tag], 1
+            self._main, self._main_depth = tag, 1
             self._content += 1
         if tag == "article":
             self._content += 1
@@ -533,10 +533,10 @@ class _TextExtractor(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if self._chrome:
-            if tag == self._chrome[0]:
+            if tag == self._chrome:
                 self._chrome_depth -= 1
                 if not self._chrome_depth:
-                    self._chrome = []
+                    self._chrome = ""
             return
         if tag == "pre":
             self._pre = max(0, self._pre - 1)
@@ -548,10 +548,10 @@ class _TextExtractor(HTMLParser):
             self._emit("\n")
         if tag == "article":
             self._content = max(0, self._content - 1)
-        if self._main and tag == self._main[0]:
+        if tag == self._main:
             self._main_depth -= 1
             if not self._main_depth:
-                self._main = []
+                self._main = ""
                 self._content = max(0, self._content - 1)
 
     def handle_data(self, data: str) -> None:

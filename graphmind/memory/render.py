@@ -216,14 +216,15 @@ def round_panel(rnd: Round) -> RenderableType:
 
 
 def _citations(d: Decision) -> RenderableType:
-    if not numbered_sources(d):
+    passages = numbered_sources(d)
+    if not passages:
         return Text("no citations", style="dim")
     table = Table(title="Citations", title_justify="left", box=box.SIMPLE_HEAD, expand=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("document", max_width=30)
     table.add_column("text", max_width=80)
     table.add_column("chunk", no_wrap=True, style="dim")
-    for rank, c in enumerate(numbered_sources(d), start=1):
+    for rank, c in enumerate(passages, start=1):
         title = Text(c.title) if c.title else Text("(chunk no longer stored)", style="dim")
         table.add_row(str(rank), title, Text(shorten(c.text)), Text(c.chunk_id[:12]))
     return table

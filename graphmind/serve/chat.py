@@ -66,9 +66,10 @@ def reply_text(d: Decision) -> str:
     """The full answer with its markers (the short answer when there is none), then the
     passages they number, as sources."""
     lines = [full_answer(d) or "Not found in the corpus."]
-    if numbered_sources(d):
+    passages = numbered_sources(d)
+    if passages:
         lines += ["", "Sources:"]
-        for n, c in enumerate(numbered_sources(d), start=1):
+        for n, c in enumerate(passages, start=1):
             text = " ".join(c.text.split())
             text = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
             lines.append(f"[{n}] {c.title}: {text} (chunk {c.chunk_id})")

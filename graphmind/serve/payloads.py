@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmind.core.decision import (
-    Decision,
-    Round,
-    full_answer,
-    numbered_sources,
-    numbered_statements,
-)
+from graphmind.core.decision import Decision, Round, both_answers
 
 
 def answer_payload(d: Decision, place: int = 0) -> dict[str, Any]:
@@ -19,19 +13,11 @@ def answer_payload(d: Decision, place: int = 0) -> dict[str, Any]:
     return {
         "decision_id": d.id,
         "question": d.question,
-        "answer": d.answer,
-        "full_answer": full_answer(d),
-        "explanation": numbered_statements(d),
+        **both_answers(d),
         "abstained": d.abstained,
         "grade": d.sufficiency.value,
         "confidence": d.confidence,
         "rounds": len(d.rounds),
-        # the short answer's citations, then the passages only the full answer cites
-        "citations": [
-            {"ref": n, "chunk_id": c.chunk_id, "title": c.title, "text": c.text}
-            for n, c in enumerate(numbered_sources(d), start=1)
-        ],
-        "short_citations": len(d.citations),
         "model": d.model,
         "tokens": d.tokens,
         "latency_ms": round(d.latency_ms, 1),

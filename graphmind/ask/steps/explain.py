@@ -44,9 +44,12 @@ def _conversation(
     """The answer call that gave the chosen round's answer to the question itself, else
     the answer call it would have been over the cited passages."""
     number = next(n for n, r in enumerate(state.rounds, start=1) if r is chosen)
-    talk = state.conversations.get(number)
-    asked = state.asked[number - 1] if number <= len(state.asked) else state.question
-    if talk is not None and asked in ("", state.question) and talk.answer.answer.strip() == answer:
+    talk = state.conversations.get(number)  # every round asked something (``remember``)
+    if (
+        talk is not None
+        and state.asked[number - 1] == state.question
+        and talk.answer.answer.strip() == answer
+    ):
         return talk
     messages = answer_messages(
         state.question,
