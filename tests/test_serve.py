@@ -51,7 +51,14 @@ def test_the_api_answers_traces_audits_and_takes_feedback(
         answer = asked.json()
         assert answer["answer"] == "Port Ellis" and answer["grade"] == "INFERRABLE"
         assert answer["rounds"] == 2 and answer["queue_position"] == 0
-        assert {c["title"] for c in answer["citations"]} == {"Aldo Vance", "Silent Harbor"}
+        # the short answer's citations first; after them, any passage only the full answer
+        # cites (the fixture's full answer cites Brask when it was shown)
+        short = answer["citations"][: answer["short_citations"]]
+        assert {c["title"] for c in short} == {"Aldo Vance", "Silent Harbor"}
+        assert [c["ref"] for c in answer["citations"]] == list(
+            range(1, len(answer["citations"]) + 1)
+        )
+        assert {c["title"] for c in answer["citations"][len(short) :]} <= {"Brask"}
 
         trace = c.get(f"/decisions/{answer['decision_id']}").json()
         assert trace["answer"] == "Port Ellis" and trace["question"] == QUESTION
