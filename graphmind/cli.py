@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphmind import __version__
-from graphmind.ask.options import AskOptions, Mode, PolicyName
+from graphmind.ask.options import AskOptions, Mode, PolicyName, Scope
 from graphmind.cli_common import choice, err, given, json_flag, knob, loop_knobs, out
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings, load_settings
@@ -339,6 +339,14 @@ def _encoding(value: str | None) -> str | None:
     "prompt; profiles plus the planner (exclusions, retrieval configuration).",
 )
 @click.option(
+    "--scope",
+    type=choice(AskOptions, "scope"),
+    **knob(AskOptions, "scope", "ask"),
+    help="'deep': the evidence loop; 'broad': a question about the collection as a whole "
+    "(its main themes, what it says across documents), answered from the communities; "
+    "'auto': by the question's form.",
+)
+@click.option(
     "--short",
     is_flag=True,
     help="Only the short answer (a name, date or phrase), without the full answer's call.",
@@ -354,6 +362,7 @@ def ask(
     k: int | None,
     policy: PolicyName | None,
     memory: MemoryMode | None,
+    scope: Scope | None,
     short: bool,
     show_trace: bool,
     as_json: bool,
@@ -369,6 +378,7 @@ def ask(
         max_rounds=max_rounds,
         k=k,
         policy=policy,
+        scope=scope,
         memory=given(config.ask.memory, mode=memory),
     )
     if short:

@@ -181,10 +181,12 @@ class GraphMindTools:
         k: int | None = None,
         memory: Literal["off", "profiles", "full"] | None = None,
         short: bool = False,
+        scope: Literal["auto", "deep", "broad"] | None = None,
     ) -> dict[str, Any]:
-        """Answer with the evidence loop; the decision is recorded in the graph. A knob
-        left out takes the ``[ask]`` settings (the loop's defaults unless configured);
-        ``short``: the short answer only, without the full answer's call."""
+        """Answer with the evidence loop (or, for a broad question, from the communities);
+        the decision is recorded in the graph. A knob left out takes the ``[ask]`` settings
+        (the loop's defaults unless configured); ``short``: the short answer only, without
+        the full answer's call."""
         from graphmind import api
 
         config = self.settings()
@@ -195,6 +197,7 @@ class GraphMindTools:
             k=base.k if k is None else k,
             memory=base.memory if memory is None else replace(base.memory, mode=memory),
             explain=base.explain and not short,
+            scope=base.scope if scope is None else scope,
         )
         if not 1 <= options.max_rounds <= 10 or not 1 <= options.k <= MAX_K:
             raise BadInputError(f"max_rounds must be 1-10 and k 1-{MAX_K}")
@@ -307,7 +310,10 @@ def build_server(tools: GraphMindTools | None = None) -> MCPServer:
             "the cited passages and a decision id; the reasoning is recorded in the graph (see "
             "`trace`, `feedback`). memory: 'full' (default) uses what earlier correct answers "
             "learned, 'profiles' only evidence profiles, 'off' neither. short: true skips the "
-            "full answer (one model call fewer)."
+            "full answer (one model call fewer). scope: 'broad' for a question about the "
+            "collection as a whole (its main themes, what it says across documents), answered "
+            "from the graph's communities with the communities it read; 'deep' the evidence "
+            "loop; left out, chosen from the question's form."
         ),
         annotations=writes,
     )
@@ -317,8 +323,9 @@ def build_server(tools: GraphMindTools | None = None) -> MCPServer:
         k: int | None = None,
         memory: Literal["off", "profiles", "full"] | None = None,
         short: bool = False,
+        scope: Literal["auto", "deep", "broad"] | None = None,
     ) -> dict[str, Any]:
-        return call(impl.ask, question, max_rounds, k, memory, short)
+        return call(impl.ask, question, max_rounds, k, memory, short, scope)
 
     @server.tool(
         name="trace",

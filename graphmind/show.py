@@ -40,6 +40,7 @@ LABEL_COLOURS: dict[str, str] = {
     "Document": "#8d6e63",
     "Query": "#f9a825",
     "QueryType": "#ef6c00",
+    "Community": "#00695c",
 }
 EDGE_COLOURS: dict[str, str] = {"CITED": "#1b5e20", "EVALUATED": "#616161"}
 CAPTION_CHARS = 48
@@ -188,7 +189,35 @@ def decision_view(store: GraphStore, decision_id: str) -> EvidenceView:
                 _clean({"rank": c.get("rank")}),
             )
         )
+    _add_communities(view, store, decision_id)
     return view
+
+
+def _add_communities(view: EvidenceView, store: GraphStore, decision_id: str) -> None:
+    """The communities a broad decision read, each with its verdict and best point."""
+    for row in store.run("memory/read_communities", {"id": decision_id}):
+        community = str(row["id"])
+        props = _clean({"id": community, "title": row["title"], "level": row["level"]})
+        view.add_node(
+            ViewNode(
+                community,
+                "Community",
+                _short(row["title"] or community),
+                LABEL_COLOURS["Community"],
+                props,
+            )
+        )
+        verdict = _verdict(row["verdict"])
+        view.add_edge(
+            ViewEdge(
+                decision_id,
+                community,
+                "EVALUATED",
+                verdict,
+                VERDICT_COLOURS[verdict],
+                _clean({"verdict": row["verdict"], "reason": row["reason"], "score": row["score"]}),
+            )
+        )
 
 
 def chunk_view(store: GraphStore, chunk_id: str, limit: int = CHUNK_DECISIONS) -> EvidenceView:

@@ -1,22 +1,30 @@
-"""What several benchmarks share: where a run writes (``Target``) and a scripted model
-that answers from the passages it is shown (``responder``)."""
+"""What several benchmarks and evaluations share: where a run writes (``Target``), a
+scripted model that answers from the passages it is shown (``responder``), a manual built
+into a run's store (``build_manual``) and the run files' rows and numbers (``read_jsonl``,
+``append_jsonl``, ``spread``, ``share``, ``median``)."""
 
 from __future__ import annotations
 
 import json
 import re
+import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings, load_settings, parse_store_uri
 from graphmind.core.errors import GraphMindError
+from graphmind.embed.base import Embedder
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.factories import open_store
+from graphmind.factories import make_embedder, open_store
+from graphmind.ingest.build import run_build
+from graphmind.ingest.loaders import LoadOptions
+from graphmind.ingest.pipeline import BuildOptions, ExtractMode
 from graphmind.store.base import DELETE_BATCH, GraphStore
 from graphmind.store.falkordb import FalkorDBLiteStore
 
@@ -110,3 +118,101 @@ def responder(latency: float) -> Any:
         return json.dumps({"answer": f"Harbour {word}", "citations": [1]})
 
     return respond
+
+
+def build_manual(
+    settings: Settings, docs: Path, run_dir: Path, extract: ExtractMode, communities: bool
+) -> None:
+    """A manual's HTML pages into the run's store, once (an interrupted build resumes on
+    the next run). No model at build time: with ``communities`` they are titled by their
+    members' names."""
+    marker = run_dir / "built"
+    if marker.exists():
+        return
+    options = BuildOptions(
+        load=LoadOptions(include=("*.html",), exclude=("_sources/*", "genindex*", "_static/*")),
+        extract=extract,
+        communities=communities,
+    )
+    started = time.perf_counter()
+    with open_store(settings) as store:
+        report = run_build(
+            store, make_embedder(settings), None, [str(docs)], options, CommunityOptions()
+        )
+    if report.interrupted:
+        raise GraphMindError("the build was interrupted: run again to resume it")
+    built: dict[str, Any] = {
+        "documents": report.documents_new + report.documents_skipped,
+        "chunks": report.chunks_written,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    if communities:
+        built["communities"] = report.communities
+    marker.write_text(json.dumps(built))
+
+
+def spread[T](items: list[T], limit: int | None) -> list[T]:
+    """``limit`` items spread evenly over the list (the last one included), or all."""
+    if limit is None or limit >= len(items):
+        return items
+    if limit <= 1:
+        return items[-limit:] if limit else []
+    last = len(items) - 1
+    return [items[round(i * last / (limit - 1))] for i in range(limit)]
+
+
+def share(values: list[bool]) -> float | None:
+    """The share of true values (3 decimals), or None for none."""
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def median(values: list[float]) -> float | None:
+    """The median (1 decimal), or None for none."""
+    return round(statistics.median(values), 1) if values else None
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines file (none when it is missing); a line cut short by an
+    interruption is skipped."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def append_jsonl(path: Path, row: dict[str, Any]) -> None:
+    """``row`` as one more line of a JSON-lines file."""
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+Row = dict[str, Any]  # one line of a results or judgements file
+# one answer: (store, embedder, question, configuration) -> its row
+Answerer = Callable[[GraphStore, Embedder, Row, str], Row]
+
+
+def ask_each(
+    settings: Settings,
+    questions: list[dict[str, Any]],
+    configs: Sequence[str],
+    results: Path,
+    answer: Answerer,
+    line: Callable[[Row], str],
+) -> None:
+    """Each question by each configuration, its row (``answer``) appended to ``results``
+    and a progress line (``line``) printed; pairs already in ``results`` are skipped."""
+    done = {(r["id"], r["config"]) for r in read_jsonl(results)}
+    embedder = make_embedder(settings)
+    with open_store(settings) as store:
+        for n, q in enumerate(questions, start=1):
+            for config in configs:
+                if (q["id"], config) in done:
+                    continue
+                row = answer(store, embedder, q, config)
+                append_jsonl(results, row)
+                print(f"[{n}/{len(questions)}] {config:5} {line(row)}", flush=True)

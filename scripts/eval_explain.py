@@ -23,9 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,16 +32,24 @@ from pydantic import BaseModel
 from graphmind.ask.loop import AskLoop, AskOptions
 from graphmind.ask.rules.question import restates_question
 from graphmind.ask.rules.text import restates
-from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings, load_settings
 from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import GraphMindError
-from graphmind.factories import make_embedder, make_llm, open_store
-from graphmind.ingest.build import run_build
-from graphmind.ingest.loaders import LoadOptions
-from graphmind.ingest.pipeline import BuildOptions, ExtractMode
+from graphmind.embed.base import Embedder
+from graphmind.factories import make_llm
 from graphmind.llm.client import LLM
 from graphmind.memory.session import MemoryOptions
+from graphmind.store.base import GraphStore
+from scripts.benchkit import (
+    Row,
+    append_jsonl,
+    ask_each,
+    build_manual,
+    median,
+    read_jsonl,
+    share,
+    spread,
+)
 
 CONFIGS = ("naive", "loop")
 PASSAGE_CHARS = 1200  # of a cited passage shown to the support judge
@@ -73,32 +79,6 @@ PAIRWISE_PROMPT = (
     "usefully, agrees with the reference and does not just repeat the question. Return "
     'JSON: "better": "A", "B" or "tie".'
 )
-
-
-def build(settings: Settings, docs: Path, run_dir: Path, extract: ExtractMode) -> None:
-    """The manual's HTML pages into the run's store, once (an interrupted build resumes)."""
-    marker = run_dir / "built"
-    if marker.exists():
-        return
-    options = BuildOptions(
-        load=LoadOptions(include=("*.html",), exclude=("_sources/*", "genindex*", "_static/*")),
-        extract=extract,
-        communities=False,
-    )
-    started = time.perf_counter()
-    with open_store(settings) as store:
-        report = run_build(
-            store, make_embedder(settings), None, [str(docs)], options, CommunityOptions()
-        )
-    marker.write_text(
-        json.dumps(
-            {
-                "documents": report.documents_new + report.documents_skipped,
-                "chunks": report.chunks_written,
-                "seconds": round(time.perf_counter() - started, 1),
-            }
-        )
-    )
 
 
 def answer_row(q: dict[str, Any], config: str, d: Decision, explain_s: float) -> dict[str, Any]:
@@ -136,28 +116,22 @@ def ask_all(
     settings: Settings, llm: LLM, questions: list[dict[str, Any]], results: Path, k: int
 ) -> None:
     """Each question by each configuration, appended to ``results`` (done ones skipped)."""
-    done = {(r["id"], r["config"]) for r in read_jsonl(results)}
-    embedder = make_embedder(settings)
-    with open_store(settings) as store:
-        for n, q in enumerate(questions, start=1):
-            for config in CONFIGS:
-                if (q["id"], config) in done:
-                    continue
-                options = AskOptions(
-                    mode="naive" if config == "naive" else "loop",
-                    k=k,
-                    record=False,
-                    memory=MemoryOptions(mode="off"),
-                )
-                before = explain_seconds(llm)
-                d = AskLoop(store, embedder, llm, options).ask(q["question"])
-                row = answer_row(q, config, d, explain_seconds(llm) - before)
-                append_jsonl(results, row)
-                print(
-                    f"[{n}/{len(questions)}] {config:5} {row['seconds']:6.1f}s "
-                    f"{len(row['sentences'])} sentence(s) {row['answer'][:50]!r}",
-                    flush=True,
-                )
+
+    def answer(store: GraphStore, embedder: Embedder, q: dict[str, Any], config: str) -> Row:
+        options = AskOptions(
+            mode="naive" if config == "naive" else "loop",
+            k=k,
+            record=False,
+            memory=MemoryOptions(mode="off"),
+        )
+        before = explain_seconds(llm)
+        d = AskLoop(store, embedder, llm, options).ask(q["question"])
+        return answer_row(q, config, d, explain_seconds(llm) - before)
+
+    def line(row: Row) -> str:
+        return f"{row['seconds']:6.1f}s {len(row['sentences'])} sentence(s) {row['answer'][:50]!r}"
+
+    ask_each(settings, questions, CONFIGS, results, answer, line)
 
 
 def explain_seconds(llm: LLM) -> float:
@@ -269,41 +243,6 @@ def spot_check(results: Path, judged: Path, out: Path) -> None:
     out.write_text("\n".join(lines), encoding="utf-8")
 
 
-def spread(questions: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
-    """``limit`` questions spread evenly over the set (the last ones included), or all."""
-    if limit is None or limit >= len(questions):
-        return questions
-    if limit <= 1:
-        return questions[-limit:] if limit else []
-    last = len(questions) - 1
-    return [questions[round(i * last / (limit - 1))] for i in range(limit)]
-
-
-def share(values: list[bool]) -> float | None:
-    return round(sum(values) / len(values), 3) if values else None
-
-
-def median(values: list[float]) -> float | None:
-    return round(statistics.median(values), 1) if values else None
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut short by an interruption
-    return rows
-
-
-def append_jsonl(path: Path, row: dict[str, Any]) -> None:
-    with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=Path, required=True, help="the manual's HTML folder")
@@ -323,7 +262,7 @@ def main() -> int:
         llm = make_llm(settings, cache_dir=args.run_dir)
         if llm is None:
             raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
-        build(settings, args.docs, args.run_dir, args.extract)
+        build_manual(settings, args.docs, args.run_dir, args.extract, communities=False)
         results, judged = args.run_dir / "results.jsonl", args.run_dir / "judged.jsonl"
         ask_all(settings, llm, questions, results, args.k)
         if not args.no_judge:

@@ -62,13 +62,18 @@ def responder(messages: list[Message]) -> str:
     return summary(messages) if "Entities:" in messages[1]["content"] else extraction(messages)
 
 
+def write_clusters(folder: Path) -> Path:
+    """The two clusters and the bridge between them as three text files in ``folder``."""
+    folder.mkdir()
+    for key, people in CLUSTERS.items():
+        (folder / f"{key}.txt").write_text(cluster_text(people))
+    (folder / "bridge.txt").write_text(f"{BRIDGE[0]} {BRIDGE[1]} {BRIDGE[2]}.")
+    return folder
+
+
 @pytest.fixture
 def clustered(open_store: StoreFactory, tmp_path: Path) -> tuple[GraphStore, LLM]:
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for key, people in CLUSTERS.items():
-        (corpus / f"{key}.txt").write_text(cluster_text(people))
-    (corpus / "bridge.txt").write_text(f"{BRIDGE[0]} {BRIDGE[1]} {BRIDGE[2]}.")
+    corpus = write_clusters(tmp_path / "corpus")
     store = open_store()
     llm = scripted_llm(tmp_path / "cache.sqlite", responder)
     build(store, [corpus], llm, resolve="off")

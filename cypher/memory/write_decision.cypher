@@ -22,6 +22,12 @@ WHERE chunk.id IN row.chunk_ids
 // lists, not the bare (possibly null) chunk: collecting a null is a Neo4j warning
 WITH row, collect(CASE WHEN chunk IS NULL THEN [] ELSE [chunk] END) AS found
 WITH row, reduce(chunks = [], x IN found | chunks + x) AS chunks
+// a broad answer's communities, matched the same way
+OPTIONAL MATCH (community:Community)
+WHERE community.id IN [e IN row.communities | e.community]
+WITH row, chunks,
+     collect(CASE WHEN community IS NULL THEN [] ELSE [community] END) AS found
+WITH row, chunks, reduce(cs = [], x IN found | cs + x) AS communities
 MERGE (a:Agent {id: row.agent.id})
 SET a.model = row.agent.model, a.prompt_version = row.agent.prompt_version
 CREATE (d:Decision {
@@ -54,6 +60,10 @@ FOREACH (e IN row.evaluated |
   FOREACH (c IN [x IN chunks WHERE x.id = e.chunk] |
     CREATE (d)-[:EVALUATED {step: e.step, verdict: e.verdict, reason: e.reason,
                             confidence_delta: e.confidence_delta}]->(c)))
+FOREACH (e IN row.communities |
+  FOREACH (co IN [x IN communities WHERE x.id = e.community] |
+    CREATE (d)-[:EVALUATED {step: 1, verdict: e.verdict, reason: e.reason,
+                            score: e.score}]->(co)))
 FOREACH (cited IN row.citations |
   FOREACH (c IN [x IN chunks WHERE x.id = cited.chunk] |
     CREATE (d)-[:CITED {rank: cited.rank}]->(c)))

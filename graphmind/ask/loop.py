@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphmind.ask.baselines import judged, naive
+from graphmind.ask.broad import answer_broad, scope_of
 from graphmind.ask.grading import (
     ABSTAIN_ANSWER,
     REASON_CHARS,
@@ -146,6 +147,8 @@ class AskLoop:
         tools = Tools(self.store, self.embedder, self.llm, self.options)
         state = start(tools, question.strip())
         state.tokens_mark = tokens_before
+        if scope_of(self.options, self.store, state.question) == "broad":
+            return self.record(state, self.broad(tools, state, started, tokens_before))
         if self.options.mode == "naive":
             self.remember(state, 1, [state.question], *naive(tools, state), None)
         elif self.options.mode == "judged":
@@ -162,12 +165,32 @@ class AskLoop:
         last.tokens += self.llm.ledger.total().total_tokens - state.tokens_mark
         decision = self.decision(state, chosen, answer, citations, started, tokens_before)
         decision.explanation, decision.sources = explained
+        return self.record(state, decision)
+
+    def record(self, state: AskState, decision: Decision) -> Decision:
+        """Write the decision (unless ``record`` is off) and return it."""
         if not self.options.record:
             return decision
         with state.timed("store"):
             write_decision(
                 self.store, decision, agent_model=self.llm.model_id, prompt_version=prompt_version()
             )
+        return decision
+
+    def broad(self, tools: Tools, state: AskState, started: float, tokens_before: int) -> Decision:
+        """A broad question, answered from the communities (``graphmind.ask.broad``): one
+        round whose passages are the communities' and whose answer is the full answer."""
+        found = answer_broad(tools, state)
+        state.asking = state.question
+        self.remember(state, 1, [state.question], found.shown, found.judgement, None)
+        chosen = state.rounds[0] if found.statements else None
+        answer = found.statements[0].text if found.statements else ABSTAIN_ANSWER
+        decision = self.decision(state, chosen, answer, [], started, tokens_before)
+        decision.mode = "broad"
+        decision.sufficiency = found.judgement.sufficiency
+        decision.citations = found.citations
+        decision.explanation = found.statements
+        decision.communities = found.communities
         return decision
 
     def rounds(self, tools: Tools, state: AskState) -> None:

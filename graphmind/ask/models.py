@@ -58,12 +58,13 @@ class Sentence(BaseModel):
 class FullAnswer(BaseModel):
     """The full answer: a few sentences, each citing the passages it rests on."""
 
+    limit: ClassVar[int] = MAX_SENTENCES
     sentences: list[Sentence] = Field(default_factory=list, max_length=MAX_SENTENCES)
 
     @field_validator("sentences", mode="before")
     @classmethod
     def _bound(cls, value: Any) -> Any:
-        return value[:MAX_SENTENCES] if isinstance(value, list) else value
+        return value[: cls.limit] if isinstance(value, list) else value
 
 
 MAX_VERDICTS = 32
@@ -153,3 +154,70 @@ class Reflection(Check):
     @classmethod
     def _cut_question(cls, value: Any) -> Any:
         return value[:MAX_CHECK_CHARS] if isinstance(value, str) else value
+
+
+# The broad path (``graphmind.ask.broad``): the map call's points from one community, and
+# the reduce call's answer from the best points.
+MAX_POINTS = 3
+POINT_CHARS = 300
+BROAD_TITLE_CHARS = 120
+BROAD_SUMMARY_CHARS = 600
+MAX_BROAD_SENTENCES = 5
+
+
+def _cut(value: Any, chars: int) -> Any:
+    return " ".join(value.split())[:chars] if isinstance(value, str) else value
+
+
+class Point(BaseModel):
+    """One point a community's passages make toward a broad question."""
+
+    text: str = Field(default="", max_length=POINT_CHARS)
+    passages: list[int] = Field(default_factory=list, max_length=MAX_CITATIONS)
+    score: int = Field(default=50, ge=0, le=100)
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _cut(value, POINT_CHARS)
+
+    @field_validator("passages", mode="before")
+    @classmethod
+    def _passages(cls, value: Any) -> Any:
+        return distinct_citations(value)
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _score(cls, value: Any) -> Any:
+        return min(100, max(0, int(value))) if isinstance(value, int | float) else value
+
+
+class CommunityPoints(BaseModel):
+    """The map call: what one community is about (its summary, kept when it had none)
+    and the points its passages make toward the question."""
+
+    title: str = Field(default="", max_length=BROAD_TITLE_CHARS)
+    summary: str = Field(default="", max_length=BROAD_SUMMARY_CHARS)
+    points: list[Point] = Field(default_factory=list, max_length=MAX_POINTS)
+
+    @field_validator("title", mode="before")
+    @classmethod
+    def _title(cls, value: Any) -> Any:
+        return _cut(value, BROAD_TITLE_CHARS)
+
+    @field_validator("summary", mode="before")
+    @classmethod
+    def _summary(cls, value: Any) -> Any:
+        return _cut(value, BROAD_SUMMARY_CHARS)
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _points(cls, value: Any) -> Any:
+        return value[:MAX_POINTS] if isinstance(value, list) else value
+
+
+class BroadAnswer(FullAnswer):
+    """The reduce call: a few sentences, each citing the numbered points it rests on."""
+
+    limit: ClassVar[int] = MAX_BROAD_SENTENCES
+    sentences: list[Sentence] = Field(default_factory=list, max_length=MAX_BROAD_SENTENCES)

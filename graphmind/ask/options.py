@@ -12,6 +12,9 @@ from graphmind.memory.session import MemoryOptions
 Mode = Literal["loop", "naive", "judged"]
 # how a round decides the next hop and when to stop (``graphmind.ask.policies``)
 PolicyName = Literal["rules", "reflect"]
+# deep: the evidence loop; broad: the community layer (``graphmind.ask.broad``); auto: by
+# the question's form
+Scope = Literal["auto", "deep", "broad"]
 
 
 @dataclass
@@ -33,6 +36,10 @@ class AskOptions:
     evolve_graph: bool = False  # extract triplets from cited chunks at question time
     record: bool = True  # write the decision back (off: a probe that leaves the memory as is)
     explain: bool = True  # the full answer beside the short one (one more call; off: --short)
+    scope: Scope = "auto"  # a broad question ("the main themes ...") from the communities
+    broad_communities: int = 4  # communities a broad answer reads (one map call each)
+    broad_passages: int = 2  # passages of each community the map call reads
+    broad_points: int = 10  # best points the reduce call writes the answer from
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
 

@@ -29,7 +29,7 @@ def prompt(name: str) -> str:
 def prompt_version() -> str:
     """A short hash of every prompt of the loop (recorded on the Agent node)."""
     digest = hashlib.sha256()
-    for name in ("judged", "answer", "check", "explain"):
+    for name in ("judged", "answer", "check", "explain", "broad_map", "broad_reduce"):
         digest.update(prompt(name).encode("utf-8"))
     return digest.hexdigest()[:12]
 

@@ -184,6 +184,19 @@ class Statement:
 
 
 @dataclass
+class CommunityVerdict:
+    """A community a broad answer read (``graphmind.ask.broad``): "used" when the answer
+    cites one of its points, else "rejected"; ``reason`` is its best point or why none."""
+
+    id: str
+    title: str
+    verdict: Literal["used", "rejected"]
+    reason: str = ""
+    score: float = 0.0  # its best point's score (0 to 1)
+    level: int = 0
+
+
+@dataclass
 class Agent:
     """The model and prompt that decided (the Agent node and its DECIDED edge)."""
 
@@ -229,6 +242,8 @@ class Decision:
     # passages it cites beyond ``citations`` (the short answer's), numbered after them
     explanation: list[Statement] = field(default_factory=list)
     sources: list[Citation] = field(default_factory=list)
+    # a broad answer's communities, each with its verdict (``EVALUATED`` edges to them)
+    communities: list[CommunityVerdict] = field(default_factory=list)
     # set by the reader only; not part of the decision, so not compared
     stored: Stored | None = field(default=None, compare=False)
 
@@ -263,7 +278,8 @@ def full_answer(d: Decision) -> str:
 def both_answers(d: Decision) -> dict[str, Any]:
     """The short and the full answer, JSON-ready (the MCP ``ask`` tool, ``POST /ask``):
     ``citations`` numbers the short answer's passages, then those only the full answer
-    cites; ``short_citations`` says how many are the short answer's."""
+    cites; ``short_citations`` says how many are the short answer's; ``scope`` and
+    ``communities``: a broad answer's (deep: none)."""
     return {
         "answer": d.answer,
         "full_answer": full_answer(d),
@@ -273,6 +289,18 @@ def both_answers(d: Decision) -> dict[str, Any]:
             for n, c in enumerate(numbered_sources(d), start=1)
         ],
         "short_citations": len(d.citations),
+        "scope": "broad" if d.mode == "broad" else "deep",
+        "communities": [
+            {
+                "id": c.id,
+                "title": c.title,
+                "level": c.level,
+                "verdict": c.verdict,
+                "reason": c.reason,
+                "score": c.score,
+            }
+            for c in d.communities
+        ],
     }
 
 

@@ -43,7 +43,8 @@ STAGES = (
 
 FAST_COMMUNITIES = (
     "summaries list their members' names: a fast build calls no LLM "
-    "(--extract llm builds with LLM summaries)"
+    "(--extract llm builds with LLM summaries; a broad question summarises the communities "
+    "it reads and keeps their summaries)"
 )
 
 

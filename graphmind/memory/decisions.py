@@ -120,6 +120,15 @@ def decision_row(decision: Decision, *, agent_model: str, prompt_version: str) -
         "explanation": [s.text for s in decision.explanation],
         "explanation_chunks": [" ".join(s.chunks) for s in decision.explanation],
         "chunk_ids": sorted(chunk_ids),
+        "communities": [
+            {
+                "community": c.id,
+                "verdict": c.verdict,
+                "reason": c.reason,
+                "score": float(c.score),
+            }
+            for c in decision.communities
+        ],
         "query_type_id": rv.query_type or None,
         "query_type": None
         if not rv.query_type
@@ -235,6 +244,10 @@ def read_decision(store: GraphStore, decision_id: str) -> Decision | None:
             for text, chunks in zip(
                 d.get("explanation") or [], d.get("explanation_chunks") or [], strict=False
             )
+        ],
+        "communities": [
+            {**r, "title": r["title"] or "", "reason": r["reason"] or "", "level": r["level"] or 0}
+            for r in store.run("memory/read_communities", {"id": decision_id})
         ],
         "retrieval": {
             **_present(via, _RETRIEVAL_PROPS),

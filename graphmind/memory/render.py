@@ -34,7 +34,10 @@ OUTCOME_STYLES = {"correct": "green", "incorrect": "red", "pending": "yellow"}
 
 def render_trace(decision: Decision) -> list[RenderableType]:
     """The header, one panel per round, and the citations, in printing order."""
-    return [_header(decision), *(round_panel(r) for r in decision.rounds), _citations(decision)]
+    shown = [_header(decision), *(round_panel(r) for r in decision.rounds)]
+    if decision.communities:
+        shown.append(_communities(decision))
+    return [*shown, _citations(decision)]
 
 
 def print_trace(decision: Decision, console: Console) -> None:
@@ -50,12 +53,24 @@ def print_round(console: Console, rnd: Round) -> None:
 
 def print_decision(console: Console, d: Decision) -> None:
     """``graphmind ask``'s answer: the short answer, the full answer with its markers, the
-    passages they number, grade and decision id."""
-    console.print(Text(d.answer, style="bold"))
+    passages they number, grade and decision id; a broad answer's full answer (it has no
+    short one) and the communities it read."""
+    if d.mode != "broad" or not d.explanation:
+        console.print(Text(d.answer, style="bold"))
     if d.explanation:
-        console.print(Text(full_answer(d)))
+        console.print(Text(full_answer(d), style="bold" if d.mode == "broad" else ""))
     for number, c in enumerate(numbered_sources(d), start=1):
         console.print(Text(f"  [{number}] {c.title} ({c.chunk_id}): {shorten(c.text, 100)}"))
+    if d.communities:
+        console.print(Text(f"broad question: {len(d.communities)} communities read", style="dim"))
+    for co in d.communities:
+        console.print(
+            Text.assemble(
+                "  ",
+                Text(co.verdict, style=VERDICT_STYLES.get(co.verdict, "")),
+                f" {co.title} (level {co.level}): {shorten(co.reason, 100)}",
+            )
+        )
     console.print(
         Text.assemble(
             "grade ",
@@ -213,6 +228,25 @@ def round_panel(rnd: Round) -> RenderableType:
         border_style="blue",
         expand=False,  # as wide as its content: a piped console is 10,000 columns wide
     )
+
+
+def _communities(d: Decision) -> RenderableType:
+    """The communities a broad answer read, with their verdicts and best points."""
+    table = Table(title="Communities", title_justify="left", box=box.SIMPLE_HEAD, expand=False)
+    table.add_column("community", max_width=40)
+    table.add_column("level", justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("best point, or why none", max_width=80)
+    for co in d.communities:
+        table.add_row(
+            Text(co.title or co.id),
+            str(co.level),
+            Text(co.verdict, style=VERDICT_STYLES.get(co.verdict, "")),
+            f"{co.score:.2f}",
+            Text(co.reason),
+        )
+    return table
 
 
 def _citations(d: Decision) -> RenderableType:

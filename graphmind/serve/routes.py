@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
+from graphmind.ask.options import Scope
 from graphmind.core.decision import Round
 from graphmind.core.errors import BadInputError
 from graphmind.ingest.pipeline import BuildOptions, ExtractMode
@@ -44,6 +45,7 @@ class AskRequest(BaseModel):
     memory: Memory | None = None
     evolve_graph: bool | None = None
     short: bool = False  # the short answer only, without the full answer's call
+    scope: Scope | None = None  # deep, broad (from the communities) or auto
 
 
 class FeedbackRequest(BaseModel):
@@ -66,7 +68,9 @@ Svc = Annotated[Service, Depends(service)]
 def knobs_of(body: AskRequest) -> AskKnobs:
     """The loop's options the request set (None: the ``[ask]`` settings)."""
     explain = False if body.short else None
-    return AskKnobs(body.mode, body.max_rounds, body.k, body.memory, body.evolve_graph, explain)
+    return AskKnobs(
+        body.mode, body.max_rounds, body.k, body.memory, body.evolve_graph, explain, body.scope
+    )
 
 
 def ask_job(svc: Service, body: AskRequest) -> Any:

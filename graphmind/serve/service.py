@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from graphmind.ask.loop import AskLoop, AskOptions
+from graphmind.ask.options import Scope
 from graphmind.config import Settings
 from graphmind.core.decision import Decision, Round
 from graphmind.core.errors import BadInputError, ConfigError, EmptyStoreError, NotFoundError
@@ -55,6 +56,7 @@ class AskKnobs:
     memory: Memory | None = None
     evolve_graph: bool | None = None
     explain: bool | None = None  # the full answer (False: the short answer only)
+    scope: Scope | None = None  # deep, broad (from the communities) or auto
 
 
 class Service:

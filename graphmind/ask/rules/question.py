@@ -71,3 +71,35 @@ def restates_question(question: str, answer: str, also: frozenset[str] = frozens
         return False
     words = normalize_answer(answer).split()
     return bool(words) and set(words) <= set(normalize_answer(question).split()) | also
+
+
+# A broad question asks what a collection says as a whole (GraphRAG's global questions):
+# its themes, kinds or recurring points, across documents, or a summary or overview.
+# A deep one asks for one fact, however many hops away. Measured on the dev questions
+# of the multi-hop sets and on broad questions written for a manual (docs/broad.md).
+_BROAD = re.compile(
+    r"\b(?:main|key|major|common|recurring|overall|central|principal|most important)\s+"
+    r"(?:themes|topics|ideas|points|concerns|risks|trends|patterns|approaches|ways"
+    r"|lessons|issues|differences|categories|kinds|types|areas|recommendations|pitfalls"
+    r"|trade-?offs|mechanisms|tools|options|practices|features)\b"
+    r"|\bacross (?:the|these|all|this|its|different|many|several|various)\b"
+    r"|\b(?:summari[sz]e|summary of|overview|in general|big picture|as a whole|throughout"
+    r" the)\b"
+    r"|\bwhat (?:kinds|sorts|types) of\b"
+    r"|\b(?:what|which) (?:are )?(?:the )?(?:other |main |different |new )?(?:tools"
+    r"|facilities|mechanisms|options|ways|techniques|limitations|caveats|pitfalls|risks"
+    r"|alternatives|strategies"
+    r"|approaches|methods|practices|recommendations)\b"
+    r"|\bhow (?:has|have) .{3,80} (?:evolved|changed)\b"
+    r"|\([^()]*,[^()]*,[^()]*\)"  # a list of three or more things to cover
+    r"|\b(?:documents?|documentation|docs|corpus|collection|manual|texts|articles)\s+"
+    r"(?:say|says|cover|covers|discuss|discusses|describe|describes|recommend|recommends"
+    r"|advise|advises)\b",
+    re.IGNORECASE,
+)
+
+
+def broad_question(question: str) -> bool:
+    """Whether ``question`` asks about the collection as a whole ("What are the main
+    themes of these documents?") rather than for a fact ("Who directed Free Guy?")."""
+    return bool(_BROAD.search(question))

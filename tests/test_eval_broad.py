@@ -1,0 +1,300 @@
+"""scripts/eval_broad.py without a model: broad's win rate, intervals and order agreement
+from judged rows, the pairwise judge's calls in both orders with a scripted model, the
+rows written per answer and the command's errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from graphmind.ask.options import AskOptions
+from graphmind.core.decision import Citation, Decision, Statement, Sufficiency
+from graphmind.llm.base import Message
+from graphmind.llm.client import LLM
+from graphmind.llm.scripted import ScriptedProvider
+from scripts import eval_broad
+from scripts.benchkit import append_jsonl, read_jsonl
+from scripts.eval_broad import (
+    CRITERIA,
+    JUDGE_MAX_TOKENS,
+    Verdicts,
+    answer_row,
+    ask_options,
+    bootstrap,
+    judge_all,
+    pair_stats,
+    report,
+    wilson,
+)
+
+
+def judged(qid: str, first: str, second: str, other: str = "naive") -> dict[str, Any]:
+    """A judged row whose judge said ``first`` (broad as answer 1) and ``second`` (broad
+    as answer 2) on every criterion."""
+    return {
+        "id": qid,
+        "other": other,
+        "broad_first": dict.fromkeys(CRITERIA, first),
+        "broad_second": dict.fromkeys(CRITERIA, second),
+    }
+
+
+def test_a_judge_that_always_says_answer_1_agrees_with_itself_never_and_scores_half() -> None:
+    stats = pair_stats([judged(f"q{i}", "1", "1") for i in range(5)])
+    assert stats["questions"] == 5
+    for criterion in CRITERIA:
+        assert stats[criterion]["win_rate"] == 0.5
+        assert stats[criterion]["orders_agree"] == 0.0
+        assert stats[criterion]["bootstrap_95"] == [0.5, 0.5]  # every question scores half
+
+
+def test_wins_ties_and_losses_count_both_orders() -> None:
+    rows = [
+        judged("q1", "1", "2"),  # broad wins in both orders: 1 + 1, the orders agree
+        judged("q2", "tie", "2"),  # a tie, then a win: 0.5 + 1, they disagree
+        judged("q3", "2", "1"),  # the other wins in both: 0 + 0, they agree
+    ]
+    stats = pair_stats(rows)["overall"]
+    assert stats["win_rate"] == 0.583  # 3.5 of 6 judgements
+    assert stats["orders_agree"] == 0.667
+    assert stats["wilson_95"] == [0.241, 0.861]  # by hand: p = 7/12, n = 6
+    low, high = stats["bootstrap_95"]
+    assert 0.0 <= low < 0.583 < high <= 1.0
+    assert pair_stats(rows)["overall"]["bootstrap_95"] == [low, high]  # seeded
+
+
+def test_a_tie_in_both_orders_is_agreement_at_half() -> None:
+    stats = pair_stats([judged("q1", "tie", "tie")])["diversity"]
+    assert stats["win_rate"] == 0.5 and stats["orders_agree"] == 1.0
+
+
+def test_intervals_by_hand() -> None:
+    assert wilson(0.5, 4) == [0.15, 0.85]
+    assert wilson(1.0, 10) == [0.722, 1.0]
+    assert wilson(0.5, 0) == []
+    assert bootstrap([1.0, 1.0, 1.0]) == [1.0, 1.0]
+    assert bootstrap([0.0, 1.0], resamples=2000) == [0.0, 1.0]  # both ends drawn
+    assert bootstrap([]) == []
+    assert pair_stats([])["overall"] == {
+        "win_rate": None,
+        "bootstrap_95": [],
+        "wilson_95": None,
+        "orders_agree": None,
+    }
+
+
+def test_the_verdicts_read_lightrag_s_shape_and_a_tie_but_offer_only_1_or_2() -> None:
+    said = Verdicts.model_validate(
+        {
+            "Comprehensiveness": {"Winner": "Answer 2", "Explanation": "more detail"},
+            "diversity": "Tie",
+            "empowerment": 1,
+            "Overall Winner": {"Winner": "Answer 1"},
+        }
+    )
+    assert said.model_dump() == {
+        "comprehensiveness": "2",
+        "diversity": "tie",
+        "empowerment": "1",
+        "overall": "1",
+    }
+    schema = Verdicts.model_json_schema()
+    assert schema["properties"]["overall"]["enum"] == ["1", "2"]
+    assert sorted(schema["required"]) == sorted(CRITERIA)
+    for bad in ("Answer 1 or Answer 2", "3", None):
+        with pytest.raises(ValidationError):
+            Verdicts.model_validate({**dict.fromkeys(CRITERIA, "1"), "overall": bad})
+    with pytest.raises(ValidationError):
+        Verdicts.model_validate(dict.fromkeys(CRITERIA[:3], "1"))  # no overall winner
+
+
+def answers_in(messages: list[Message]) -> tuple[str, str]:
+    """Answer 1 and answer 2 as the judge's prompt lays them out."""
+    text = messages[1]["content"]
+    one, two = text.split("\n\nAnswer 2: ")
+    return one.split("\n\nAnswer 1: ")[1], two
+
+
+def prefers_broad(messages: list[Message]) -> str:
+    """A judge that finds broad's answer better on all but diversity (a tie), answering
+    in LightRAG's own shape for one criterion."""
+    slot = "1" if "BROAD" in answers_in(messages)[0] else "2"
+    return json.dumps(
+        {
+            "Comprehensiveness": {"Winner": f"Answer {slot}", "Explanation": "more"},
+            "diversity": "tie",
+            "empowerment": slot,
+            "overall": slot,
+        }
+    )
+
+
+def results_file(tmp_path: Path) -> tuple[list[dict[str, Any]], Path]:
+    """Three questions: q1 and q2 answered by every configuration, q3 not by naive."""
+    questions = [{"id": f"q{i}", "question": f"What about topic {i}?"} for i in (1, 2, 3)]
+    results = tmp_path / "results.jsonl"
+    for q in questions:
+        for config, seconds in (("naive", 2.0), ("loop", 4.0), ("broad", 6.0)):
+            if (q["id"], config) == ("q3", "naive"):
+                continue
+            row = {
+                "id": q["id"],
+                "config": config,
+                "full_answer": f"{config.upper()} answer to {q['id']}",
+                "seconds": seconds,
+                "passages": 3,
+                "communities": 4 if config == "broad" else 0,
+            }
+            append_jsonl(results, row)
+    return questions, results
+
+
+def test_the_judge_sees_broad_first_then_second_and_resumes(tmp_path: Path) -> None:
+    questions, results = results_file(tmp_path)
+    provider = ScriptedProvider(prefers_broad)
+    llm = LLM(provider, cache=None)
+    out = tmp_path / "judged.jsonl"
+    configs = ["naive", "loop", "broad"]
+
+    judge_all(llm, questions, results, out, configs)
+
+    rows = read_jsonl(out)
+    assert [(r["id"], r["other"]) for r in rows] == [
+        ("q1", "naive"),
+        ("q1", "loop"),
+        ("q2", "naive"),
+        ("q2", "loop"),
+        ("q3", "loop"),  # q3 has no naive answer to judge
+    ]
+    assert provider.calls == 10  # both orders of each pair
+    shown = [answers_in(m) for m in provider.requests]
+    assert shown[0] == ("BROAD answer to q1", "NAIVE answer to q1")
+    assert shown[1] == ("NAIVE answer to q1", "BROAD answer to q1")
+    assert set(provider.max_tokens) == {JUDGE_MAX_TOKENS}
+    assert rows[0]["broad_first"]["comprehensiveness"] == "1"
+    assert rows[0]["broad_second"]["comprehensiveness"] == "2"
+
+    table = report(questions, results, out, configs)
+    assert table["questions_judged"] == 3
+    naive, loop = table["broad_vs_naive"], table["broad_vs_loop"]
+    assert naive["questions"] == 2 and loop["questions"] == 3
+    for pair in (naive, loop):
+        assert pair["comprehensiveness"]["win_rate"] == 1.0
+        assert pair["overall"]["orders_agree"] == 1.0
+        assert pair["diversity"] == {
+            "win_rate": 0.5,
+            "bootstrap_95": [0.5, 0.5],
+            "wilson_95": pair["diversity"]["wilson_95"],
+            "orders_agree": 1.0,
+        }
+
+    judge_all(llm, questions, results, out, configs)  # everything judged: no new call
+    assert provider.calls == 10 and len(read_jsonl(out)) == 5
+
+
+def test_a_position_biased_judge_through_the_whole_judging(tmp_path: Path) -> None:
+    questions, results = results_file(tmp_path)
+    always_first = json.dumps(dict.fromkeys(CRITERIA, "1"))
+    out = tmp_path / "judged.jsonl"
+
+    judge_all(
+        LLM(ScriptedProvider(lambda m: always_first), cache=None),
+        questions,
+        results,
+        out,
+        ["broad", "naive"],
+    )
+
+    table = report(questions, results, out, ["broad", "naive"])
+    assert "broad_vs_loop" not in table
+    assert table["broad_vs_naive"]["overall"]["win_rate"] == 0.5
+    assert table["broad_vs_naive"]["overall"]["orders_agree"] == 0.0
+
+
+def test_nothing_is_judged_without_broad(tmp_path: Path) -> None:
+    questions, results = results_file(tmp_path)
+    provider = ScriptedProvider(prefers_broad)
+    judge_all(
+        LLM(provider, cache=None), questions, results, tmp_path / "j.jsonl", ["naive", "loop"]
+    )
+    assert provider.calls == 0
+
+
+def test_the_report_s_times(tmp_path: Path) -> None:
+    questions, results = results_file(tmp_path)
+    table = report(questions, results, tmp_path / "none.jsonl", ["naive", "loop", "broad"])
+    assert table["questions"] == 3 and table["questions_judged"] == 0
+    assert table["naive"] == {"answered": 2, "median_s": 2.0, "median_passages": 3}
+    assert table["broad"]["median_s"] == 6.0 and table["broad"]["median_communities"] == 4
+    assert table["broad_time_vs_naive"] == 3.0
+    assert table["broad_vs_naive"]["questions"] == 0
+
+
+def test_an_answer_row_counts_passages_and_the_communities_used() -> None:
+    d = Decision(
+        "d1",
+        "What about asyncio?",
+        "tasks",
+        False,
+        Sufficiency.EXACT,
+        0.9,
+        "broad",
+        [],
+        [Citation("c1", "asyncio", "Tasks run coroutines.")],
+        [],
+        False,
+        0,
+        2500.0,
+        0.0,
+        0.0,
+        "scripted",
+        0,
+        explanation=[Statement("Tasks run coroutines.", ["c1", "c2"])],
+        sources=[Citation("c2", "asyncio", "Event loops run tasks.")],
+    )
+    used = SimpleNamespace(id="k1", title="asyncio, tasks", verdict="used", reason="covers it")
+    unused = SimpleNamespace(id="k2", title="curses", verdict="rejected", reason="off topic")
+    object.__setattr__(d, "communities", [used, unused])  # whether or not the field is there
+
+    row = answer_row({"id": "q1"}, "broad", d)
+
+    assert row["full_answer"] == "Tasks run coroutines. [1][2]"
+    assert (row["seconds"], row["passages"], row["communities"]) == (2.5, 2, 1)
+    assert row["mode"] == "broad"
+    assert [c["title"] for c in row["communities_read"]] == ["asyncio, tasks", "curses"]
+
+
+@pytest.mark.skipif(
+    "scope" not in {f.name for f in fields(AskOptions)}, reason="AskOptions.scope not there yet"
+)
+def test_each_configuration_asks_as_specified() -> None:
+    naive, loop, broad = (ask_options(c, 7) for c in ("naive", "loop", "broad"))
+    assert (naive.mode, naive.scope) == ("naive", "deep")  # type: ignore[attr-defined]
+    assert (loop.mode, loop.scope) == ("loop", "deep")  # type: ignore[attr-defined]
+    assert broad.scope == "broad"  # type: ignore[attr-defined]
+    for options in (naive, loop, broad):
+        assert options.k == 7 and options.explain and not options.record
+        assert options.memory.mode == "off"
+
+
+@pytest.mark.parametrize("text", [None, "not json"])
+def test_a_bad_questions_file_is_one_line_and_exit_1(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    text: str | None,
+) -> None:
+    questions = tmp_path / "questions.json"
+    if text is not None:
+        questions.write_text(text)
+    argv = ["eval_broad.py", "--docs", str(tmp_path), "--run-dir", str(tmp_path / "run")]
+    monkeypatch.setattr("sys.argv", [*argv, "--questions", str(questions)])
+    assert eval_broad.main() == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
