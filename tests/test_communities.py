@@ -8,12 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from buildkit import HASH_SPEC, build, dump, scripted_llm
+from buildkit import HASH_SPEC, build, dump, provider_of, scripted_llm
 from conftest import StoreFactory
 from graphmind.communities.algorithms import hierarchical_leiden, leiden_partition, modularity
 from graphmind.communities.centrality import personalized_pagerank_ranking
-from graphmind.communities.pipeline import CommunityOptions, build_communities
+from graphmind.communities.pipeline import (
+    CommunityOptions,
+    build_communities,
+    communities_stale,
+    refresh_communities,
+)
 from graphmind.embed.hashing import HashingEmbedder
+from graphmind.ingest.documents import delete_documents, list_documents
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.store.base import GraphStore, Projection
@@ -255,3 +261,75 @@ def test_fallback_summary_fits_the_model_limits() -> None:
     long_names = [{"name": "N" * 80 + str(i), "type": "person"} for i in range(12)]
     report = _fallback({"entities": long_names, "relations": []})
     assert len(report.title) <= 120 and report.title.endswith("…")
+
+
+THIRD = ["Carl Cole", "Cora Cane", "Cyril Cobb", "Clara Cross", "Colin Crane"]
+
+
+@pytest.fixture
+def three_circles(open_store: StoreFactory, tmp_path: Path) -> tuple[GraphStore, LLM]:
+    """The two clusters, the bridge and a third, unconnected cluster, with communities."""
+    corpus = write_clusters(tmp_path / "corpus")
+    (corpus / "c.txt").write_text(cluster_text(THIRD))
+    store = open_store()
+    llm = scripted_llm(tmp_path / "cache.sqlite", responder)
+    build(store, [corpus], llm, resolve="off")
+    build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    return store, llm
+
+
+def community_ids(store: GraphStore) -> dict[frozenset[str], str]:
+    rows = store.run_text(
+        "MATCH (c:Community)-[:SUMMARY_FOR]->(e:Entity) RETURN c.id AS c, collect(e.name) AS names"
+    ).records()
+    return {frozenset(r["names"]): r["c"] for r in rows}
+
+
+def markers(store: GraphStore) -> int:
+    return int(store.run_text("MATCH (m:CommunityChange) RETURN count(m) AS n").records()[0]["n"])
+
+
+def test_an_incremental_build_recomputes_only_the_communities_it_touched(
+    three_circles: tuple[GraphStore, LLM], tmp_path: Path
+) -> None:
+    store, llm = three_circles
+    before = community_ids(store)
+    assert markers(store) == 0  # the first run found no communities to mark against
+    extra = tmp_path / "more"
+    extra.mkdir()
+    (extra / "a2.txt").write_text(
+        "Zed Zephyr worked with Arthur Ash. Zed Zephyr worked with Anna Abbot."
+    )
+    build(store, [extra], llm, resolve="off")
+    assert markers(store) >= 3  # Zed Zephyr, Arthur Ash, Anna Abbot
+    calls = provider_of(llm).calls
+    stats = refresh_communities(store, HashingEmbedder(HASH_SPEC), llm, local=True)
+    # the circle the new document joins, and the new person: not the other two
+    assert stats.scope == "local" and stats.region == 6
+    assert stats.new == 1 and stats.deleted == 1 and provider_of(llm).calls == calls + 1
+    after = community_ids(store)
+    for people in (CLUSTERS["b"], THIRD):
+        assert after[frozenset(people)] == before[frozenset(people)]
+    assert frozenset([*CLUSTERS["a"], "Zed Zephyr"]) in after
+    assert markers(store) == 0
+    # the whole graph partitioned again agrees: nothing to change
+    full = build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    assert full.scope == "full" and full.new == 0 and full.deleted == 0
+    assert community_ids(store) == after
+
+
+def test_a_deleted_documents_communities_are_recomputed_locally(
+    three_circles: tuple[GraphStore, LLM],
+) -> None:
+    store, llm = three_circles
+    before = community_ids(store)
+    (doc,) = [d for d in list_documents(store) if d.source.endswith("c.txt")]
+    delete_documents(store, [doc.id])
+    assert communities_stale(store)
+    stats = refresh_communities(store, HashingEmbedder(HASH_SPEC), llm, local=True)
+    assert stats.scope == "local" and stats.new == 0
+    after = community_ids(store)
+    assert after == {m: c for m, c in before.items() if not m & set(THIRD)}
+    assert markers(store) == 0 and not communities_stale(store)
+    full = build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    assert full.new == 0 and full.deleted == 0

@@ -78,18 +78,28 @@ def hierarchical_leiden(
     resolution: float = 1.0,
     max_size: int = 50,
     max_levels: int = 3,
+    top_resolution: float | None = None,
 ) -> list[Community]:
     """Leiden on the whole graph (level 0), then Leiden again inside every community
-    larger than ``max_size`` (level 1, 2, …) until none is or ``max_levels`` is reached."""
+    larger than ``max_size`` (level 1, 2, …) until none is or ``max_levels`` is reached.
+    ``top_resolution``: level 0's, when it differs (a region of a larger graph)."""
     communities: list[Community] = []
     edges = projection.edges
     frontier: list[tuple[int | None, list[str]]] = [(None, list(projection.nodes))]
     for level in range(max_levels):
         next_frontier: list[tuple[int | None, list[str]]] = []
-        for parent, nodes in frontier:
-            inside = set(nodes)
-            sub_edges = [e for e in edges if e[0] in inside and e[1] in inside]
-            groups = leiden_partition(nodes, sub_edges, seed=seed, resolution=resolution)
+        # each edge goes to the community holding both its ends, once per level (linear:
+        # scanning every edge for every community grew with communities x edges)
+        group_of = {node: i for i, (_, nodes) in enumerate(frontier) for node in nodes}
+        inner: list[list[tuple[str, str, float]]] = [[] for _ in frontier]
+        for edge in edges:
+            a, b = group_of.get(edge[0]), group_of.get(edge[1])
+            if a is not None and a == b:
+                inner[a].append(edge)
+        edges = [e for bucket in inner for e in bucket]  # the next level splits only these
+        for (parent, nodes), sub_edges in zip(frontier, inner, strict=True):
+            gamma = top_resolution if level == 0 and top_resolution is not None else resolution
+            groups = leiden_partition(nodes, sub_edges, seed=seed, resolution=gamma)
             if parent is not None and len(groups) < 2:
                 continue  # cannot be split further
             for group in groups:

@@ -42,15 +42,16 @@ def drop_gds_projection(store: GraphStore) -> None:
     store.run("community/gds_drop", {"graph": GDS_GRAPH}, write=True)
 
 
-def store_pagerank(store: GraphStore, projection: Projection | None) -> str:
-    """Compute PageRank and write it onto the entities; returns the algorithm used."""
+def store_pagerank(store: GraphStore, projection: Projection | None, scale: float = 1.0) -> str:
+    """Compute PageRank and write it onto the entities; returns the algorithm used.
+    ``scale`` multiplies the scores (a region's, on the whole graph's scale)."""
     if store.has_gds():
         ensure_gds_projection(store)
         store.run("community/gds_pagerank", {"graph": GDS_GRAPH, "damping": DAMPING}, write=True)
         return "gds.pageRank"
     graph = projection or store.read_projection("community/entity_projection")
     scores = pagerank(graph, damping=DAMPING)
-    rows = [{"id": node, "score": score} for node, score in sorted(scores.items())]
+    rows = [{"id": node, "score": score * scale} for node, score in sorted(scores.items())]
     store.write_rows("community/set_pagerank", rows, batch_size=PAGERANK_BATCH)
     return "igraph pagerank"
 

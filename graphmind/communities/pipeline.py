@@ -20,6 +20,12 @@ from graphmind.communities.centrality import (
     store_pagerank,
 )
 from graphmind.communities.episodes import cap
+from graphmind.communities.incremental import (
+    changed_region,
+    clear_changes,
+    region_projection,
+    region_resolution,
+)
 from graphmind.communities.report import (
     MAX_FACTS,
     MAX_SUMMARY_CHARS,
@@ -79,6 +85,8 @@ class CommunityStats:
     """What a community run did."""
 
     algorithm: str = ""
+    scope: str = "full"  # "local": only the region an incremental build changed
+    region: int = 0  # entities partitioned again, in a local run
     pagerank: str = ""
     levels: dict[int, int] = field(default_factory=dict)
     modularity: float | None = None
@@ -97,9 +105,11 @@ def refresh_communities(
     llm: LLM | None,
     options: CommunityOptions | None = None,
     progress: Progress | None = None,
+    *,
+    local: bool = False,
 ) -> CommunityStats:
     """``build_communities``, then mark the community layer current."""
-    stats = build_communities(store, embedder, llm, options, progress)
+    stats = build_communities(store, embedder, llm, options, progress, local=local)
     mark_stale(store, False)
     return stats
 
@@ -129,14 +139,33 @@ def build_communities(
     llm: LLM | None,
     options: CommunityOptions | None = None,
     progress: Progress | None = None,
+    *,
+    local: bool = False,
 ) -> CommunityStats:
-    """Detect, summarise, embed and write communities; store PageRank on entities."""
+    """Detect, summarise, embed and write communities; store PageRank on entities.
+    ``local``: only where the entities changed since the last run (``incremental``),
+    when the store says where and that is a small part of it."""
     opts = options or CommunityOptions()
     opts.check()
     stats = CommunityStats()
     started, cpu = time.perf_counter(), time.process_time()
     projection: Projection | None = None
-    if store.has_gds() and opts.projection == "related":
+    region = None
+    if local and opts.projection == "related" and not store.has_gds():
+        region = changed_region(store)
+    if region is not None:
+        projection = region_projection(store, region)
+        communities = hierarchical_leiden(
+            projection,
+            seed=opts.seed,
+            resolution=opts.resolution,
+            max_size=opts.max_size,
+            max_levels=opts.max_levels,
+            top_resolution=region_resolution(store, projection, opts.resolution),
+        )
+        stats.algorithm = "leiden (leidenalg + igraph), on the changed region"
+        stats.scope, stats.region = "local", len(region.entities)
+    elif store.has_gds() and opts.projection == "related":
         ensure_gds_projection(store, fresh=True)
         communities = _gds_leiden(store, opts)
         stats.algorithm = "gds.leiden"
@@ -152,9 +181,10 @@ def build_communities(
             max_size=opts.max_size,
             max_levels=opts.max_levels,
         )
+        stats.algorithm = "leiden (leidenalg + igraph)"
+    if projection is not None:  # of the whole graph, or of the region
         top = [c.members for c in communities if c.level == 0]
         stats.modularity = modularity(projection, top) if top else None
-        stats.algorithm = "leiden (leidenalg + igraph)"
     stats.seconds["detect"] = time.perf_counter() - started
     stats.cpu_seconds["detect"] = time.process_time() - cpu
     planned = _plan(communities, opts.min_size)
@@ -162,7 +192,12 @@ def build_communities(
         stats.levels[p.level] = stats.levels.get(p.level, 0) + 1
 
     t0, c0 = time.perf_counter(), time.process_time()
-    stats.pagerank = store_pagerank(store, projection if opts.projection == "related" else None)
+    if region is not None:  # the region's scores, on the whole graph's scale
+        scale = len(region.entities) / max(1, region.total)
+        stats.pagerank = store_pagerank(store, projection, scale=scale)
+    else:
+        related = projection if opts.projection == "related" else None
+        stats.pagerank = store_pagerank(store, related)
     stats.seconds["pagerank"] = time.perf_counter() - t0
     stats.cpu_seconds["pagerank"] = time.process_time() - c0
 
@@ -181,8 +216,16 @@ def build_communities(
     parents = [{"id": p.id, "parent": p.parent} for p in planned if p.parent]
     store.write_rows("community/link_parents", parents, batch_size=PARENT_BATCH)
     keep = [p.id for p in planned]
-    store.drain("community/delete_stale_relationships", DELETE_BATCH, {"keep": keep})
-    stats.deleted = store.drain("community/delete_stale", DELETE_BATCH, {"keep": keep})
+    if region is not None:  # the region's old communities that the new ones do not repeat
+        kept = set(keep)
+        gone = [c for c in region.replaced if c not in kept]
+        for batch in iter_batches(gone, DELETE_BATCH):
+            rows = store.run("community/delete_ids", {"ids": batch}, write=True)
+            stats.deleted += int(rows[0]["deleted"]) if rows else 0
+    else:
+        store.drain("community/delete_stale_relationships", DELETE_BATCH, {"keep": keep})
+        stats.deleted = store.drain("community/delete_stale", DELETE_BATCH, {"keep": keep})
+    clear_changes(store)
     stats.seconds["write"] = time.perf_counter() - t0
     stats.cpu_seconds["write"] = time.process_time() - c0
     if store.has_gds():

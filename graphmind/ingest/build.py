@@ -66,7 +66,7 @@ def run_build(
     if report.documents_written + report.orphans_deleted:
         mark_stale(store, True)
     if options.communities and communities_stale(store):
-        stats = refresh_communities(store, embedder, llm, community_options, progress)
+        stats = refresh_communities(store, embedder, llm, community_options, progress, local=True)
         report.communities = stats.__dict__
         if llm is None and options.extract == "fast" and community_options.summarize:
             report.notes.append(LoadFailure("communities", FAST_COMMUNITIES))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphmind.communities.incremental import mark_changed
 from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.ingest.pipeline import settle_pending
 from graphmind.store.base import GraphStore, iter_batches
@@ -176,6 +177,9 @@ def delete_documents(
     _note_decisions(store, impact, docs)
     for batch in iter_batches(impact.touched, BATCH):
         store.run("documents/mark_pending", {"ids": list(batch)}, write=True)
+    if impact.communities:  # their other members go back into the next community run
+        rows = store.run("community/members_and_descendants", {"ids": impact.communities})
+        mark_changed(store, sorted({m for r in rows for m in r["members"]}))
     for label, node_ids in (("Community", impact.communities), ("Episode", impact.episodes)):
         for batch in iter_batches(node_ids, BATCH):
             store.run("documents/delete_nodes", {"ids": list(batch)}, write=True, label=label)

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from graphmind.communities.incremental import has_communities, mark_changed
 from graphmind.core.errors import (
     BadInputError,
     ConfigError,
@@ -682,12 +683,16 @@ def settle_pending(
     if pending is None:
         pending = store.run("build/pending_entities")
     progress.start("linking", len(pending))
+    # with communities written, note what changes for an incremental community run
+    marking = bool(pending) and has_communities(store)
     for batch in iter_batches(pending, LINK_BATCH):
         swept = [r["id"] for r in batch if r["sweep"]]  # only these can lose triplets
         if swept:
             rows = store.run("build/sweep_orphans", {"ids": swept}, write=True)
             deleted += int(rows[0]["deleted"]) if rows else 0
         ids = [r["id"] for r in batch]
+        if marking:
+            mark_changed(store, ids)  # the next community run recomputes only around them
         store.run("build/refresh_related", {"ids": ids}, write=True)
         progress.advance("linking", len(batch))
     return deleted
