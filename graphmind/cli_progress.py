@@ -289,11 +289,14 @@ def print_community_stats(console: Console, stats: dict[str, Any]) -> None:
     table.add_column(justify="right")
     levels = stats.get("levels") or {}
     table.add_row("algorithm", str(stats.get("algorithm")))
+    if stats.get("scope") == "local":
+        table.add_row("recomputed", f"around the change: {stats.get('region')} entities")
     table.add_row("PageRank", str(stats.get("pagerank")))
     for level, count in sorted(levels.items()):
         table.add_row(f"level {level}", str(count))
     if stats.get("modularity") is not None:
-        table.add_row("modularity (level 0)", f"{stats['modularity']:.3f}")
+        where = " of the region" if stats.get("scope") == "local" else ""
+        table.add_row(f"modularity (level 0{where})", f"{stats['modularity']:.3f}")
     table.add_row(
         "new / unchanged / removed",
         f"{stats.get('new')} / {stats.get('unchanged')} / {stats.get('deleted')}",

@@ -1,9 +1,13 @@
 """Where an incremental build changed the community layer: the region to recompute.
 
 The link stage notes every entity whose relations changed (``:CommunityChange``
-markers, deleted entities included). The region is the union of the top-level
-communities those entities, and their neighbours, belong to (with their sub-communities),
-the new entities no community holds yet, and the top-level communities that lost members.
+markers, deleted entities included). The region is the new entities (no community holds
+them yet), the top-level communities their neighbours belong to (with their
+sub-communities) and the top-level communities that lost members. An existing entity that
+only gained or lost relations keeps its community until a full run (``graphmind
+communities``): in a graph built by fast extraction, the entities a new passage mentions
+include hubs (years, countries) whose neighbours span most communities, and following them
+made every region the whole graph.
 Leiden runs again on the region alone (the edges leaving it are left out: a local move,
 as incremental Leiden variants do), so an incremental build's community work grows with
 what it changed, not with the store. Without markers (a store from before them, or a
@@ -53,10 +57,10 @@ def changed_region(store: GraphStore) -> Region | None:
     changed = store.run("community/changed")
     if not changed or not has_communities(store):
         return None
-    present = [r["id"] for r in changed if r["present"]]
-    entities = set(present)
-    affected = {r["community"] for r in changed if r["community"]}
-    for row in store.run("community/neighbour_communities", {"ids": present}):
+    new = [r["id"] for r in changed if r["present"] and not r["community"]]
+    entities = set(new)
+    affected: set[str] = set()
+    for row in store.run("community/neighbour_communities", {"ids": new}):
         if row["community"]:
             affected.add(row["community"])
         else:
