@@ -155,14 +155,8 @@ def build_communities(
         region = changed_region(store)
     if region is not None:
         projection = region_projection(store, region)
-        communities = hierarchical_leiden(
-            projection,
-            seed=opts.seed,
-            resolution=opts.resolution,
-            max_size=opts.max_size,
-            max_levels=opts.max_levels,
-            top_resolution=region_resolution(store, projection, opts.resolution),
-        )
+        gamma = region_resolution(store, projection, opts.resolution)
+        communities = _leiden(projection, opts, gamma)
         stats.algorithm = "leiden (leidenalg + igraph), on the changed region"
         stats.scope, stats.region = "local", len(region.entities)
     elif store.has_gds() and opts.projection == "related":
@@ -174,13 +168,7 @@ def build_communities(
         if opts.projection == "cooccurrence":
             query = "community/cooccurrence_projection"
         projection = store.read_projection(query)
-        communities = hierarchical_leiden(
-            projection,
-            seed=opts.seed,
-            resolution=opts.resolution,
-            max_size=opts.max_size,
-            max_levels=opts.max_levels,
-        )
+        communities = _leiden(projection, opts)
         stats.algorithm = "leiden (leidenalg + igraph)"
     if projection is not None:  # of the whole graph, or of the region
         top = [c.members for c in communities if c.level == 0]
@@ -233,6 +221,20 @@ def build_communities(
     stats.seconds["total"] = time.perf_counter() - started
     stats.cpu_seconds["total"] = time.process_time() - cpu
     return stats
+
+
+def _leiden(
+    projection: Projection, opts: CommunityOptions, top_resolution: float | None = None
+) -> list[Community]:
+    """Hierarchical Leiden with the options' seed, resolution and size bounds."""
+    return hierarchical_leiden(
+        projection,
+        seed=opts.seed,
+        resolution=opts.resolution,
+        max_size=opts.max_size,
+        max_levels=opts.max_levels,
+        top_resolution=top_resolution,
+    )
 
 
 def _gds_leiden(store: GraphStore, opts: CommunityOptions) -> list[Community]:
