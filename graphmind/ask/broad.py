@@ -27,6 +27,8 @@ from graphmind.ask.rules.question import broad_question
 from graphmind.ask.rules.text import restates
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.gather import embed
+from graphmind.communities.incremental import has_communities
+from graphmind.communities.report import CommunityReport, embedding_text
 from graphmind.core.decision import (
     Candidate,
     Citation,
@@ -52,11 +54,6 @@ NO_POINT = "its passages say nothing toward the question"
 LAZY = "lazy"  # summary_status of a summary written at question time
 
 
-def broad_ready(store: GraphStore) -> bool:
-    """Whether the store has communities to answer broad questions from."""
-    return int(store.run("ask/broad_ready")[0]["communities"]) > 0
-
-
 def scope_of(options: AskOptions, store: GraphStore, question: str) -> Literal["deep", "broad"]:
     """Deep or broad: ``scope`` when it says, else the question's form; a broad question
     on a store without communities is answered deep (asked broad explicitly: an error
@@ -65,7 +62,7 @@ def scope_of(options: AskOptions, store: GraphStore, question: str) -> Literal["
         return "deep"
     if options.scope == "auto" and not broad_question(question):
         return "deep"
-    if broad_ready(store):
+    if has_communities(store):
         return "broad"
     if options.scope == "broad":
         raise BadInputError(
@@ -194,10 +191,10 @@ def _map(tools: Tools, state: AskState, community: Reached) -> None:
     """The points one community's passages make toward the question (one call)."""
     if not community.shown:
         return
+    # a summary, or (names only) the members' "Entities: a, b, c."
     described = community.status != "names"
-    head = f"Group: {community.title}" + (f"\nSummary: {community.summary}" if described else "")
-    if not described:
-        head += f"\n{community.summary}"  # "Entities: a, b, c."
+    label = "Summary: " if described else ""
+    head = f"Group: {community.title}\n{label}{community.summary}"
     budget = PASSAGE_CHARS * len(community.shown) // CHARS_PER_TOKEN
     shown = passages(community.shown, budget, facts=False)
     messages = [
@@ -227,12 +224,13 @@ def _map(tools: Tools, state: AskState, community: Reached) -> None:
 
 def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> None:
     """Write the summaries the map calls gave communities that had none, with their
-    embeddings (``communities.report.embedding_text``'s form)."""
+    embeddings, in the form the community run embeds its own."""
     lazy = [c for c in reached if c.status == LAZY]
     if not lazy:
         return
     with state.timed("store"):
-        vectors = tools.embedder.embed([f"{c.title}\n{c.summary}" for c in lazy])
+        texts = [embedding_text(CommunityReport(title=c.title, summary=c.summary)) for c in lazy]
+        vectors = tools.embedder.embed(texts)
         rows = [
             {"id": c.id, "title": c.title, "summary": c.summary, "embedding": v}
             for c, v in zip(lazy, vectors, strict=True)

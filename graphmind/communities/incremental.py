@@ -36,14 +36,14 @@ class Region:
 
 
 def has_communities(store: GraphStore) -> bool:
-    """Whether any community is written (before the first run there is nothing to mark)."""
-    return bool(store.run("community/counts_by_level"))
+    """Whether any community is written (before the first run there is nothing to mark,
+    and no broad question to answer)."""
+    return int(store.run("community/count")[0]["communities"]) > 0
 
 
 def mark_changed(store: GraphStore, ids: list[str]) -> None:
     """Note entities whose relations changed, for the next community run."""
-    for start in range(0, len(ids), MARK_BATCH):
-        store.run("community/mark_changed", {"ids": ids[start : start + MARK_BATCH]}, write=True)
+    store.write_rows("community/mark_changed", [{"id": i} for i in ids], batch_size=MARK_BATCH)
 
 
 def clear_changes(store: GraphStore) -> None:

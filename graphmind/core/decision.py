@@ -12,7 +12,7 @@ are not stored, so a decision read back has them at their defaults; they say so 
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import asdict, field
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -290,17 +290,7 @@ def both_answers(d: Decision) -> dict[str, Any]:
         ],
         "short_citations": len(d.citations),
         "scope": "broad" if d.mode == "broad" else "deep",
-        "communities": [
-            {
-                "id": c.id,
-                "title": c.title,
-                "level": c.level,
-                "verdict": c.verdict,
-                "reason": c.reason,
-                "score": c.score,
-            }
-            for c in d.communities
-        ],
+        "communities": [asdict(c) for c in d.communities],
     }
 
 
