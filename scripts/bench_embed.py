@@ -146,7 +146,9 @@ def recall(dataset: EvalDataset, embedder: Embedder, folder: Path) -> float:
             ids = [hit.id for hit in store.vector_search("Chunk", vector, K)]
             rows = {
                 r["id"]: r
-                for r in store.run("ask/candidate_context", {"ids": ids, "max_triplets": 0})
+                for r in store.run(
+                    "ask/candidate_context", {"ids": ids, "max_triplets": 0, "connectives": []}
+                )
             }
             retrieved = [(rows[i]["title"] or "", rows[i]["text"]) for i in ids if i in rows]
             value = recall_at_k(retrieved, question.gold, K)

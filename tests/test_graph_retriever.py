@@ -10,7 +10,7 @@ import pytest
 
 from buildkit import HASH_SPEC, build, scripted_llm
 from conftest import StoreFactory
-from graphmind.ask.retrieve import first_round
+from graphmind.ask.retrieve import candidates, first_round
 from graphmind.ask.retrievers import GRAPH_PPR, RETRIEVERS, VECTOR_CHUNK, Query, RetrieveOptions
 from graphmind.ask.retrievers.graph import graph_ranking
 from graphmind.communities.algorithms import weighted_personalized_pagerank
@@ -139,3 +139,25 @@ def test_the_walks_per_entity_reads_count_distinct_chunks_and_stop_at_their_boun
     edges = store.run("ask/graph_entity_edges", {"ids": ["hub"], "per_entity": 5})
     assert len(edges) == 5 and {r["source"] for r in edges} == {"hub"}
     assert all(r["weight"] == 1.0 for r in edges)
+
+
+def test_a_passage_shows_its_typed_facts_not_its_co_occurrences(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """A fact whose predicate is only connectives ("and", "related to") says no more than
+    the passage beside it; the graph keeps it, the prompt does not show it."""
+    store = open_store()
+    corpus = tmp_path / "film.json"
+    text = "Alpha Film is a drama directed by Boris Kowalski and Clara Weiss."
+    corpus.write_text(json.dumps([{"title": "Alpha Film", "text": text}]), encoding="utf-8")
+    build(store, [corpus], scripted_llm(tmp_path / "cache.sqlite"), extract="llm")
+    stated = {
+        r["predicate"]: r["text"]
+        for r in store.run_text(
+            "MATCH (t:Triplet) RETURN t.predicate AS predicate, t.text AS text"
+        ).records()
+    }
+    assert set(stated) == {"is a drama directed", "and"}  # the premise: both kinds
+    ids = [r["id"] for r in store.run_text("MATCH (c:Chunk) RETURN c.id AS id").records()]
+    (candidate,) = candidates(store, [(ids[0], 1.0, [VECTOR_CHUNK])], max_triplets=6)
+    assert candidate.triplets == [stated["is a drama directed"]]

@@ -24,6 +24,7 @@ from graphmind.ask.retrievers import (
 )
 from graphmind.core.decision import Candidate
 from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
+from graphmind.extract.models import CONNECTIVES
 from graphmind.store.base import GraphStore
 
 __all__ = ["FirstList", "RetrieveOptions", "candidates", "first_round", "fuse", "rank_lists"]
@@ -78,7 +79,10 @@ def candidates(
     ids = [chunk for chunk, _, _ in fused]
     context = {
         r["id"]: r
-        for r in store.run("ask/candidate_context", {"ids": ids, "max_triplets": max_triplets})
+        for r in store.run(
+            "ask/candidate_context",
+            {"ids": ids, "max_triplets": max_triplets, "connectives": list(CONNECTIVES)},
+        )
     }
     out = []
     for chunk, score, sources in fused:

@@ -8,6 +8,14 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 MAX_ENTITIES = 30
 MAX_RELATIONS = 40
+# A predicate made only of these words says no more than that two names stand together
+# in the passage ("related to", "and", "of the"): the fast extractor's co-occurrences.
+# Such facts are kept in the graph (they connect the walk) but not shown beside a passage,
+# whose text already says it.
+CONNECTIVES = (
+    "related", "to", "and", "or", "nor", "but", "of", "the", "a", "an",
+    "in", "on", "at", "with", "as", "for", "from",
+)  # fmt: skip
 
 
 def _text(value: Any) -> Any:
