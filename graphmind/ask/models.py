@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from graphmind.core.decision import Verdict, verdict_word
+from graphmind.core.text import whole_sentences
 
 MAX_CITATIONS = 4
 
@@ -47,7 +48,7 @@ class Sentence(BaseModel):
     @field_validator("text", mode="before")
     @classmethod
     def _cut(cls, value: Any) -> Any:
-        return value[:SENTENCE_CHARS] if isinstance(value, str) else value
+        return whole_sentences(value, SENTENCE_CHARS) if isinstance(value, str) else value
 
     @field_validator("citations", mode="before")
     @classmethod

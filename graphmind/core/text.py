@@ -43,3 +43,18 @@ def _strip_span(paragraph: str, base: int, start: int, end: int) -> tuple[int, i
 def split_sentences(text: str) -> list[str]:
     """The sentences of ``text``."""
     return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def whole_sentences(text: str, limit: int) -> str:
+    """``text`` with no sentence cut short: a text that reaches ``limit`` characters (its
+    writer was stopped there) loses its unfinished last sentence, or, when that is its
+    only one, is cut at a word and ends with "…"."""
+    if len(text) < limit:
+        return text
+    cut = text[:limit].rstrip()
+    if cut.endswith((".", "!", "?", "…")):
+        return cut
+    spans = sentence_spans(cut)
+    if len(spans) > 1:
+        return cut[: spans[-2][1]]
+    return cut[: limit - 1].rsplit(" ", 1)[0] + "…"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from graphmind.ask.models import MAX_CITATIONS, Answer, FullAnswer
 from graphmind.ask.options import EXPLAIN_MAX_TOKENS
 from graphmind.ask.prompts import answer_messages, explain_messages
+from graphmind.ask.rules.attribution import attribute
 from graphmind.ask.rules.text import restates
 from graphmind.ask.state import AskState, Conversation, Tools
 from graphmind.core.decision import Candidate, Citation, Round, Statement
@@ -17,21 +18,25 @@ def explain(
     """The full answer to the question, as the next turn of the conversation that gave
     the short answer (its passages keep their numbers, and a prefix-caching model reads
     only the new turn); over the cited passages alone when that conversation asked
-    something else (a next hop) or judged (ROZA's call). A sentence that cites no shown
-    passage, or that says nothing beyond the question's own words, is left out. Returns the
-    sentences and the passages they cite beyond ``cited``; nothing for an abstention."""
+    something else (a next hop) or judged (ROZA's call). Each sentence cites the shown
+    passages that state it (``rules.attribution``); one that none states, or that says
+    nothing beyond the question's own words, is left out. Returns the sentences and the
+    passages they cite beyond ``cited``; nothing for an abstention."""
     if chosen is None or not answer:
         return [], []
     talk = _conversation(tools, state, chosen, answer, cited)
     messages = explain_messages(talk.messages, talk.answer)
     with state.timed("llm"):
         out = tools.llm.structured("explain", messages, FullAnswer, max_tokens=EXPLAIN_MAX_TOKENS)
-    statements = []
+    texts = [f"{c.title} {c.text}" for c in talk.shown]
+    said: dict[str, Statement] = {}
     for sentence in out.sentences:
         text = " ".join(sentence.text.split())
-        chunks = [talk.shown[n - 1].id for n in sentence.citations if 1 <= n <= len(talk.shown)]
-        if text and chunks and not restates(text, state.question, ""):
-            statements.append(Statement(text, list(dict.fromkeys(chunks))))
+        for part in attribute(text, sentence.citations, texts):
+            if part.text not in said and not restates(part.text, state.question, ""):
+                chunks = [talk.shown[n - 1].id for n in part.citations]
+                said[part.text] = Statement(part.text, list(dict.fromkeys(chunks)))
+    statements = list(said.values())
     known = {c.id for c in cited}
     by_id = {c.id: c for c in talk.shown}
     extra = dict.fromkeys(c for s in statements for c in s.chunks if c not in known)
