@@ -401,7 +401,11 @@ def measure(
         check(run, store, "ask", {**want, "Decision": decisions_before + len(questions)})
 
         console.print(f"{run.chunks} chunks: incremental build of {more.documents} …")
-        _, report = build("incremental", more.path)
+        grown, report = build("incremental", more.path)
+        grown.extra = {  # whether the community run stayed local, and on how much
+            "community_scope": report.communities.get("scope", ""),
+            "community_region": report.communities.get("region", 0),
+        }
         want = {
             "Document": corpus.documents + more.documents,
             "Chunk": run.chunks + sum(more.chunks),
