@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmind.ask.rules.attribution import Attributed, attribute
+from graphmind.ask.rules.attribution import Attributed, attribute, unnarrated
 from graphmind.core.text import whole_sentences
 
 FREEZE = (
@@ -70,3 +70,19 @@ def test_a_sentence_stopped_at_its_bound_loses_its_unfinished_end(
     text: str, limit: int, kept: str
 ) -> None:
     assert whole_sentences(text, limit) == kept
+
+
+@pytest.mark.parametrize(
+    ("said", "sentence"),
+    [
+        (
+            "The passage states that closing stdout keeps its descriptor.",
+            "Closing stdout keeps its descriptor.",
+        ),
+        ("These passages [2, 3] explain that stdout is special.", "Stdout is special."),
+        ("The passage is about stdout.", "The passage is about stdout."),  # says no "that"
+        ("Passages say little.", "Passages say little."),
+    ],
+)
+def test_a_sentence_that_narrates_the_passage_loses_the_narration(said: str, sentence: str) -> None:
+    assert unnarrated(said) == sentence

@@ -1,14 +1,15 @@
 """Attribution: which of the passages shown states a sentence of the full answer.
 
 A small model cites by number and gets the numbers wrong (a sentence copied from passage
-3 cites passage 1), cites four passages where one states the sentence, and packs several
-sentences into one "sentence". So every sentence it writes is split into real sentences,
-and each is tied to the fewest passages that state its content words: the ones it cited
-when they do, else the shown passages that do; a sentence no shown passage states is
-left out."""
+3 cites passage 1), cites four passages where one states the sentence, packs several
+sentences into one "sentence", and opens with "The passage states that". So every sentence
+it writes is split into real sentences, the narration is dropped, and each is tied to the
+fewest passages that state its content words: the ones it cited when they do, else the
+shown passages that do; a sentence no shown passage states is left out."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,13 @@ from graphmind.core.text import split_sentences
 MIN_WORDS = 3  # content words below which a sentence is too short to attribute by words
 GAIN = 0.2  # share of a sentence's words a further passage must add to be cited too
 MAX_SOURCES = 3  # passages one sentence cites
+# "The passage states that X": the reader never saw the passage; the sentence is "X"
+_NARRATED = re.compile(
+    r"^(?:the|these|this|both)\s+(?:passages?|texts?|documents?|sources?|context)\s+"
+    r"(?:\[[\d,\s]+\]\s+)?(?:states?|says?|mentions?|explains?|notes?|describes?|"
+    r"indicates?|shows?|suggests?)\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,8 @@ def attribute(text: str, cited: Sequence[int], passages: Sequence[str]) -> list[
     known = [n for n in cited if 1 <= n <= len(passages)]
     stems = [content_stems(p) for p in passages]
     out = []
-    for sentence in split_sentences(text):
+    for said in split_sentences(text):
+        sentence = unnarrated(said)
         words = content_stems(sentence)
         if len(words) < MIN_WORDS:
             if known:
@@ -49,6 +58,13 @@ def attribute(text: str, cited: Sequence[int], passages: Sequence[str]) -> list[
         if share >= GROUNDED:
             out.append(Attributed(sentence, own))
     return out
+
+
+def unnarrated(sentence: str) -> str:
+    """The sentence without a leading "The passage states that" (its first letter made
+    upper case), or as it is."""
+    rest = _NARRATED.sub("", sentence, count=1)
+    return rest[:1].upper() + rest[1:] if rest != sentence and rest else sentence
 
 
 def cover(words: set[str], passages: dict[int, set[str]]) -> tuple[list[int], float]:
