@@ -24,6 +24,13 @@ def test_a_sentence_citing_the_wrong_number_cites_the_passage_that_states_it() -
     assert attribute(sentence, [1], PASSAGES) == [Attributed(sentence, [2])]
 
 
+def test_a_cited_passage_that_shares_some_words_gives_way_to_one_that_states_it() -> None:
+    copied = "The freeze tool converts Python byte code to C arrays with a C compiler."
+    partial = "Python byte code and a C compiler: the tool converts."  # 7 of its 9 content words
+    assert attribute(copied, [1], [partial, FREEZE]) == [Attributed(copied, [2])]
+    assert attribute(copied, [1], [partial, BINARY]) == [Attributed(copied, [1])]
+
+
 def test_a_sentence_citing_every_passage_keeps_the_one_that_states_it() -> None:
     sentence = "Closing sys.stdout marks the file object closed, not the C file descriptor."
     assert attribute(sentence, [1, 2, 3], PASSAGES) == [Attributed(sentence, [3])]

@@ -4,8 +4,9 @@ A small model cites by number and gets the numbers wrong (a sentence copied from
 3 cites passage 1), cites four passages where one states the sentence, packs several
 sentences into one "sentence", and opens with "The passage states that". So every sentence
 it writes is split into real sentences, the narration is dropped, and each is tied to the
-fewest passages that state its content words: the ones it cited when they do, else the
-shown passages that do; a sentence no shown passage states is left out."""
+fewest passages that state its content words: the ones it cited when they do about as
+well as any, else the shown passages that state the most; a sentence no shown passage
+states is left out."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from graphmind.ask.rules.text import GROUNDED, content_stems
 from graphmind.core.text import split_sentences
 
 MIN_WORDS = 3  # content words below which a sentence is too short to attribute by words
+MARGIN = 0.1  # its own citations stand unless shown passages state this much more of it
 GAIN = 0.2  # share of a sentence's words a further passage must add to be cited too
+ADDED = 2  # and at least this many of them (one shared word is no evidence)
 MAX_SOURCES = 3  # passages one sentence cites
 # "The passage states that X": the reader never saw the passage; the sentence is "X"
 _NARRATED = re.compile(
@@ -39,7 +42,8 @@ class Attributed:
 def attribute(text: str, cited: Sequence[int], passages: Sequence[str]) -> list[Attributed]:
     """The real sentences of ``text`` (which cited ``cited``, 1-based numbers of
     ``passages``), each with the passages that state at least ``GROUNDED`` of its content
-    words between them: its own citations when they do, else the shown passages that do.
+    words between them: its own citations when they do and no shown passages state
+    ``MARGIN`` more of them, else the shown passages that state the most.
     A sentence that no passage states is left out; one with fewer than ``MIN_WORDS``
     content words keeps the citations it was given."""
     known = [n for n in cited if 1 <= n <= len(passages)]
@@ -53,10 +57,11 @@ def attribute(text: str, cited: Sequence[int], passages: Sequence[str]) -> list[
                 out.append(Attributed(sentence, known))
             continue
         own, share = cover(words, {n: stems[n - 1] for n in known})
-        if share < GROUNDED:
-            own, share = cover(words, {n: stems[n - 1] for n in range(1, len(passages) + 1)})
-        if share >= GROUNDED:
+        best, most = cover(words, dict(enumerate(stems, start=1)))
+        if share >= GROUNDED and share >= most - MARGIN:
             out.append(Attributed(sentence, own))
+        elif most >= GROUNDED:
+            out.append(Attributed(sentence, best))
     return out
 
 
@@ -69,14 +74,15 @@ def unnarrated(sentence: str) -> str:
 
 def cover(words: set[str], passages: dict[int, set[str]]) -> tuple[list[int], float]:
     """The passages (numbers) that state the most of ``words`` between them, taken
-    greedily while each adds at least ``GAIN`` of them (the lowest number first on a tie),
-    and the share of ``words`` they state."""
+    greedily (the lowest number first on a tie) while each further one adds at least
+    ``GAIN`` of them and ``ADDED`` words; and the share of ``words`` they state."""
     chosen: list[int] = []
     stated: set[str] = set()
     while len(chosen) < MAX_SOURCES:
         gains = {n: len((s & words) - stated) for n, s in passages.items() if n not in chosen}
         best = min(gains, key=lambda n: (-gains[n], n), default=None)
-        if best is None or gains[best] < max(1, GAIN * len(words)):
+        least = max(ADDED, GAIN * len(words)) if chosen else 1
+        if best is None or gains[best] < least:
             break
         chosen.append(best)
         stated |= passages[best] & words
