@@ -290,6 +290,7 @@ def print_community_stats(console: Console, stats: dict[str, Any]) -> None:
     levels = stats.get("levels") or {}
     table.add_row("algorithm", str(stats.get("algorithm")))
     if stats.get("scope") == "local":
+        table.add_row("joined", f"{stats.get('joined')} new entities, to existing communities")
         table.add_row("recomputed", f"around the change: {stats.get('region')} entities")
     table.add_row("PageRank", str(stats.get("pagerank")))
     for level, count in sorted(levels.items()):

@@ -289,33 +289,73 @@ def markers(store: GraphStore) -> int:
     return int(store.run_text("MATCH (m:CommunityChange) RETURN count(m) AS n").records()[0]["n"])
 
 
-def test_an_incremental_build_recomputes_only_the_communities_it_touched(
+def add_document(store: GraphStore, llm: LLM, folder: Path, text: str) -> None:
+    folder.mkdir()
+    (folder / "doc.txt").write_text(text)
+    build(store, [folder], llm, resolve="off")
+
+
+def test_a_new_entity_joins_the_community_it_is_tied_to_in_place(
     three_circles: tuple[GraphStore, LLM], tmp_path: Path
 ) -> None:
     store, llm = three_circles
     before = community_ids(store)
     assert markers(store) == 0  # the first run found no communities to mark against
-    extra = tmp_path / "more"
-    extra.mkdir()
-    (extra / "a2.txt").write_text(
-        "Zed Zephyr worked with Arthur Ash. Zed Zephyr worked with Anna Abbot."
-    )
-    build(store, [extra], llm, resolve="off")
+    text = "Zed Zephyr worked with Arthur Ash. Zed Zephyr worked with Anna Abbot."
+    add_document(store, llm, tmp_path / "more", text)
     assert markers(store) >= 3  # Zed Zephyr, Arthur Ash, Anna Abbot
     calls = provider_of(llm).calls
     stats = refresh_communities(store, HashingEmbedder(HASH_SPEC), llm, local=True)
-    # the circle the new document joins, and the new person: not the other two
-    assert stats.scope == "local" and stats.region == 6
-    assert stats.new == 1 and stats.deleted == 1 and provider_of(llm).calls == calls + 1
+    # Zed joins Arthur and Anna's circle, which keeps its id and summary: no Leiden, no
+    # LLM call, nothing else touched
+    assert stats.scope == "local" and stats.joined == 1 and stats.region == 0
+    assert stats.new == 0 and stats.deleted == 0 and provider_of(llm).calls == calls
     after = community_ids(store)
+    circle = frozenset([*CLUSTERS["a"], "Zed Zephyr"])
+    assert after[circle] == before[frozenset(CLUSTERS["a"])]
     for people in (CLUSTERS["b"], THIRD):
         assert after[frozenset(people)] == before[frozenset(people)]
-    assert frozenset([*CLUSTERS["a"], "Zed Zephyr"]) in after
-    assert markers(store) == 0
-    # the whole graph partitioned again agrees: nothing to change
+    size = store.run_text(
+        "MATCH (c:Community {id: $id}) RETURN c.size AS n", {"id": after[circle]}
+    ).records()
+    assert size[0]["n"] == 6 and markers(store) == 0
+    # the whole graph partitioned again agrees on every community's members
     full = build_communities(store, HashingEmbedder(HASH_SPEC), llm)
-    assert full.scope == "full" and full.new == 0 and full.deleted == 0
-    assert community_ids(store) == after
+    assert full.scope == "full" and full.new == 1 and full.deleted == 1  # the circle's id
+    assert set(community_ids(store)) == set(after)
+
+
+def test_new_entities_tied_only_to_new_ones_follow_them_or_form_their_own(
+    three_circles: tuple[GraphStore, LLM], tmp_path: Path
+) -> None:
+    store, llm = three_circles
+    text = (
+        "Zed Zephyr worked with Arthur Ash. Yara Yoon worked with Zed Zephyr. "
+        "Quinn Quade worked with Quentin Quill. Quinn Quade worked with Queenie Quirk. "
+        "Quentin Quill worked with Queenie Quirk."
+    )
+    add_document(store, llm, tmp_path / "more", text)
+    stats = refresh_communities(store, HashingEmbedder(HASH_SPEC), llm, local=True)
+    # Yara follows Zed into Arthur's circle; the three Qs, tied to no community, are
+    # partitioned alone and make one new community
+    assert stats.joined == 2 and stats.region == 3 and stats.new == 1
+    groups = set(community_ids(store))
+    assert frozenset([*CLUSTERS["a"], "Zed Zephyr", "Yara Yoon"]) in groups
+    assert frozenset(["Quinn Quade", "Quentin Quill", "Queenie Quirk"]) in groups
+    full = build_communities(store, HashingEmbedder(HASH_SPEC), llm)
+    assert set(community_ids(store)) == groups and full.scope == "full"
+
+
+def test_a_community_a_new_entity_would_grow_past_the_size_limit_is_partitioned_again(
+    three_circles: tuple[GraphStore, LLM], tmp_path: Path
+) -> None:
+    store, llm = three_circles
+    text = "Zed Zephyr worked with Arthur Ash. Zed Zephyr worked with Anna Abbot."
+    add_document(store, llm, tmp_path / "more", text)
+    options = CommunityOptions(max_size=5)  # the circle of 5 would hold 6
+    stats = refresh_communities(store, HashingEmbedder(HASH_SPEC), llm, options, local=True)
+    assert stats.joined == 0 and stats.region == 6  # the circle and Zed, by Leiden
+    assert stats.new >= 1 and stats.deleted >= 1
 
 
 def test_a_deleted_documents_communities_are_recomputed_locally(

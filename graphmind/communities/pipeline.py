@@ -21,6 +21,7 @@ from graphmind.communities.centrality import (
 )
 from graphmind.communities.episodes import cap
 from graphmind.communities.incremental import (
+    attach,
     changed_region,
     clear_changes,
     region_projection,
@@ -87,6 +88,7 @@ class CommunityStats:
     algorithm: str = ""
     scope: str = "full"  # "local": only the region an incremental build changed
     region: int = 0  # entities partitioned again, in a local run
+    joined: int = 0  # new entities that joined existing communities, in a local run
     pagerank: str = ""
     levels: dict[int, int] = field(default_factory=dict)
     modularity: float | None = None
@@ -152,13 +154,15 @@ def build_communities(
     projection: Projection | None = None
     region = None
     if local and opts.projection == "related" and not store.has_gds():
-        region = changed_region(store)
+        region = changed_region(store, opts.max_size, opts.max_levels)
     if region is not None:
+        attach(store, region.joins)
         projection = region_projection(store, region)
         gamma = region_resolution(store, projection, opts.resolution)
         communities = _leiden(projection, opts, gamma)
         stats.algorithm = "leiden (leidenalg + igraph), on the changed region"
         stats.scope, stats.region = "local", len(region.entities)
+        stats.joined = len({e for members in region.joins.values() for e in members})
     elif store.has_gds() and opts.projection == "related":
         ensure_gds_projection(store, fresh=True)
         communities = _gds_leiden(store, opts)
@@ -182,7 +186,9 @@ def build_communities(
     t0, c0 = time.perf_counter(), time.process_time()
     if region is not None:  # the region's scores, on the whole graph's scale
         scale = len(region.entities) / max(1, region.total)
-        stats.pagerank = store_pagerank(store, projection, scale=scale)
+        stats.pagerank = "kept (no entity partitioned again)"
+        if region.entities:
+            stats.pagerank = store_pagerank(store, projection, scale=scale)
     else:
         related = projection if opts.projection == "related" else None
         stats.pagerank = store_pagerank(store, related)
