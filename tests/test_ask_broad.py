@@ -22,6 +22,7 @@ from graphmind.core.errors import BadInputError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
+from graphmind.llm.scripted import Responder
 from graphmind.memory.decisions import read_decision
 from graphmind.memory.render import print_trace
 from graphmind.memory.session import MemoryOptions
@@ -87,8 +88,10 @@ def communities(open_store: StoreFactory, tmp_path: Path) -> GraphStore:
     return store
 
 
-def asker(store: GraphStore, tmp_path: Path, **options: object) -> tuple[AskLoop, LLM]:
-    llm = scripted_llm(tmp_path / "ask.sqlite", broad_model)
+def asker(
+    store: GraphStore, tmp_path: Path, responder: Responder = broad_model, **options: object
+) -> tuple[AskLoop, LLM]:
+    llm = scripted_llm(tmp_path / "ask.sqlite", responder)
     opts = AskOptions(memory=MemoryOptions(mode="off"), **options)  # type: ignore[arg-type]
     return AskLoop(store, HashingEmbedder(HASH_SPEC), llm, opts), llm
 
@@ -127,6 +130,28 @@ def test_a_broad_question_is_answered_from_the_communities(
     assert max(c.score for c in d.communities) == 0.8
     verdicts = {v.verdict for v in d.rounds[0].judgement.verdicts}
     assert len(d.rounds[0].judgement.verdicts) == 3 and verdicts <= {"used", "rejected"}
+
+
+def echoing_reduce(messages: list[Message]) -> str:
+    """A small model's reduce call: the question back, citing every point."""
+    if is_reduce(messages):
+        cited = list(range(1, len(_POINT.findall(messages[1]["content"])) + 1))
+        return json.dumps({"sentences": [{"text": BROAD, "citations": cited}]})
+    return broad_model(messages)
+
+
+def test_when_the_reduce_call_only_restates_the_question_the_best_points_answer(
+    communities: GraphStore, tmp_path: Path
+) -> None:
+    loop, _ = asker(communities, tmp_path, responder=echoing_reduce)
+    d = loop.ask(BROAD)
+    assert d.mode == "broad" and not d.abstained
+    texts = [s.text for s in d.explanation]
+    # the points with a shown passage, best score first; not the one no passage states
+    assert texts and "Something no passage says." not in texts and BROAD not in texts
+    shown = {c.id for c in d.rounds[0].candidates}
+    assert all(s.chunks and set(s.chunks) <= shown for s in d.explanation)
+    assert {c.verdict for c in d.communities} == {"used"}
 
 
 def test_the_decision_and_its_communities_are_in_the_graph(

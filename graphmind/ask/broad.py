@@ -8,7 +8,8 @@ and its own parent never both); a map call per community reads its title, summar
 the passages of it nearest the question and returns the points they make toward the
 question (and, for a community that only had its members' names, a summary, kept in the
 graph: lazy summaries); a reduce call writes the answer from the best points, each
-sentence citing points, so each rests on passages and communities, and the decision is
+sentence citing points, so each rests on passages and communities (when it gives only
+the question back, as the 1.5B does, the best points are the answer), and the decision is
 auditable like a deep one (``EVALUATED`` edges to the communities).
 """
 
@@ -114,6 +115,8 @@ def answer_broad(tools: Tools, state: AskState) -> Broad:
         : opts.broad_points
     ]
     statements = _reduce(tools, state, ranked) if ranked else []
+    if not statements:  # the reduce call only restated the question: the points stand
+        statements = _points(ranked, state.question)
     return _verdicts(reached, ranked, statements, state.question)
 
 
@@ -265,6 +268,19 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
         if text and chunks and not restates(text, state.question, ""):
             statements.append(Statement(text, list(dict.fromkeys(chunks))))
     return statements
+
+
+def _points(ranked: list[tuple[Point, Reached]], question: str) -> list[Statement]:
+    """The best points themselves as the answer's sentences (each on its passages), when
+    the reduce call gave none that says more than the question; those that only restate
+    it, and repeats, left out."""
+    statements: dict[str, Statement] = {}
+    for point, community in ranked:
+        text = " ".join(point.text.split())
+        if text and text not in statements and not restates(text, question, ""):
+            chunks = [community.shown[i - 1].id for i in point.passages]
+            statements[text] = Statement(text, list(dict.fromkeys(chunks)))
+    return list(statements.values())[: BroadAnswer.limit]
 
 
 def _verdicts(
