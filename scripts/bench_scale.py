@@ -405,6 +405,7 @@ def measure(
         grown.extra = {  # whether the community run stayed local, and on how much
             "community_scope": report.communities.get("scope", ""),
             "community_region": report.communities.get("region", 0),
+            "community_joined": report.communities.get("joined", 0),
         }
         want = {
             "Document": corpus.documents + more.documents,
