@@ -202,6 +202,27 @@ def test_lazy_summaries_are_kept_and_read_by_the_next_broad_question(
     assert not any("Entities: " in m[1]["content"] for m in later)
 
 
+def question_summary(messages: list[Message]) -> str:
+    """A small model's map call: the question back as the group's title and summary."""
+    if is_map(messages):
+        out = json.loads(broad_model(messages))
+        return json.dumps({**out, "title": "Main themes", "summary": BROAD})
+    return broad_model(messages)
+
+
+def test_a_summary_that_is_the_question_is_not_kept_for_later_questions(
+    communities: GraphStore, tmp_path: Path
+) -> None:
+    loop, _ = asker(communities, tmp_path, responder=question_summary)
+    d = loop.ask(BROAD)
+    assert not d.abstained  # the points still answer
+    rows = communities.run_text(
+        "MATCH (c:Community) RETURN c.title AS title, c.summary_status AS status"
+    ).records()
+    assert rows and {r["status"] for r in rows} == {"names"}
+    assert not any(r["title"] == "Main themes" for r in rows)
+
+
 def test_deep_questions_and_stores_without_communities_go_to_the_loop(
     communities: GraphStore, tmp_path: Path
 ) -> None:

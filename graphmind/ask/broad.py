@@ -7,10 +7,11 @@ passages nearest it, the largest top-level ones; fused by reciprocal rank, a com
 and its own parent never both); a map call per community reads its title, summary and
 the passages of it nearest the question and returns the points they make toward the
 question (and, for a community that only had its members' names, a summary, kept in the
-graph: lazy summaries); a reduce call writes the answer from the best points, each
-sentence citing points, so each rests on passages and communities (when it gives only
-the question back, as the 1.5B does, the best points are the answer), and the decision is
-auditable like a deep one (``EVALUATED`` edges to the communities).
+graph unless it is mostly the question's words: lazy summaries); a reduce call writes the
+answer from the best points, each sentence citing points, so each rests on passages and
+communities (when it gives only the question back, as the 1.5B does, the best points are
+the answer), and the decision is auditable like a deep one (``EVALUATED`` edges to the
+communities).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from graphmind.ask.options import AskOptions
 from graphmind.ask.prompts import passages, prompt
 from graphmind.ask.retrieve import RRF_K, candidates
 from graphmind.ask.rules.question import broad_question
-from graphmind.ask.rules.text import restates
+from graphmind.ask.rules.text import content_stems, restates
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.gather import embed
 from graphmind.communities.incremental import has_communities
@@ -53,6 +54,7 @@ MAP_MAX_TOKENS = 320  # title, summary, three points
 REDUCE_MAX_TOKENS = 400  # five sentences with their point numbers
 NO_POINT = "its passages say nothing toward the question"
 LAZY = "lazy"  # summary_status of a summary written at question time
+ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept
 
 
 def scope_of(options: AskOptions, store: GraphStore, question: str) -> Literal["deep", "broad"]:
@@ -221,8 +223,17 @@ def _map(tools: Tools, state: AskState, community: Reached) -> None:
         for p in out.points
         if p.text and any(1 <= n <= count for n in p.passages)
     ]
-    if not described and out.title and out.summary:
+    if not described and out.title and out.summary and not _echoes(out, state.question):
         community.title, community.summary, community.status = out.title, out.summary, LAZY
+
+
+def _echoes(out: CommunityPoints, question: str) -> bool:
+    """Whether a map call's title and summary are mostly the question's own words: a
+    summary of the question, not of the community (the 1.5B wrote one for a logging
+    community, kept, the map call of a later question about saving objects copied it as
+    a point)."""
+    said = content_stems(f"{out.title} {out.summary}")
+    return not said or len(said & content_stems(question)) >= ECHO_SHARE * len(said)
 
 
 def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> None:
