@@ -88,20 +88,25 @@ def changed_region(store: GraphStore, max_size: int, max_levels: int) -> Region 
         leaf = chain[-1]
         if size[leaf] + grows[leaf] > max_size and level[leaf] + 1 < max_levels:
             recompute.add(chain[0])  # it would have been split: Leiden decides
-    entities = {e for e in new if e not in placed or placed[e][0] in recompute}
-    # an entity left to Leiden takes its neighbours that have no community along
-    entities.update(t.neighbour for e in sorted(entities) for t in ties.get(e, []) if not t.chain)
+    joining = {e for e, chain in placed.items() if chain[0] not in recompute}
+    entities = {e for e in new if e not in joining}
+    # an entity left to Leiden takes along its neighbours that have no community to join
+    entities.update(
+        t.neighbour
+        for e in sorted(entities)
+        for t in ties.get(e, [])
+        if not t.chain and t.neighbour not in joining
+    )
     joins: dict[str, list[str]] = defaultdict(list)
-    for e, chain in sorted(placed.items()):
-        if chain[0] not in recompute:
-            for community in chain:
-                joins[community].append(e)
+    for e in sorted(joining):
+        for community in placed[e]:
+            joins[community].append(e)
     replaced = set(recompute)
     for row in store.run("community/members_and_descendants", {"ids": sorted(recompute)}):
         entities.update(row["members"])
         replaced.update(row["below"])
     total = int(store.run("community/status", {"id": META_ID})[0]["entities"])
-    if len(entities) + len(placed) > LOCAL_SHARE * total:
+    if len(entities) + len(joining) > LOCAL_SHARE * total:
         return None
     return Region(sorted(entities), sorted(replaced), total, dict(joins))
 
