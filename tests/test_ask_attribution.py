@@ -87,6 +87,7 @@ def test_a_sentence_stopped_at_its_bound_loses_its_unfinished_end(
             "Closing stdout keeps its descriptor.",
         ),
         ("These passages [2, 3] explain that stdout is special.", "Stdout is special."),
+        ("The full answer is that dir() lists them.", "dir() lists them."),
         ("The passage is about stdout.", "The passage is about stdout."),  # says no "that"
         ("Passages say little.", "Passages say little."),
     ],

@@ -23,10 +23,12 @@ GAIN = 0.2  # share of a sentence's words a further passage must add to be cited
 ADDED = 2  # and at least this many of them (one shared word is no evidence)
 MAX_SOURCES = 3  # passages one sentence cites
 # "The passage states that X": the reader never saw the passage; the sentence is "X"
+# "The full answer is that X" (the prompt's own words): also "X"
 _NARRATED = re.compile(
-    r"^(?:the|these|this|both)\s+(?:passages?|texts?|documents?|sources?|context)\s+"
+    r"^(?:(?:the|these|this|both)\s+(?:passages?|texts?|documents?|sources?|context)\s+"
     r"(?:\[[\d,\s]+\]\s+)?(?:states?|says?|mentions?|explains?|notes?|describes?|"
-    r"indicates?|shows?|suggests?)\s+(?:that\s+)?",
+    r"indicates?|shows?|suggests?)\s+(?:that\s+)?"
+    r"|the\s+(?:full\s+|short\s+)?answer\s+is\s+that\s+)",
     re.IGNORECASE,
 )
 
@@ -66,10 +68,13 @@ def attribute(text: str, cited: Sequence[int], passages: Sequence[str]) -> list[
 
 
 def unnarrated(sentence: str) -> str:
-    """The sentence without a leading "The passage states that" (its first letter made
-    upper case), or as it is."""
+    """The sentence without a leading "The passage states that" (its first word
+    capitalised unless it is code: ``dir()``), or as it is."""
     rest = _NARRATED.sub("", sentence, count=1)
-    return rest[:1].upper() + rest[1:] if rest != sentence and rest else sentence
+    if rest == sentence or not rest:
+        return sentence
+    first = rest.split(maxsplit=1)[0]
+    return rest[:1].upper() + rest[1:] if first.isalpha() else rest
 
 
 def cover(words: set[str], passages: dict[int, set[str]]) -> tuple[list[int], float]:
