@@ -151,6 +151,19 @@ def build_manual(
     marker.write_text(json.dumps(built))
 
 
+def chosen(path: Path, limit: int | None, ids: str | None) -> list[dict[str, Any]]:
+    """The questions of a JSON file: those with the comma-separated ``ids`` (in the file's
+    order; an unknown id is an error), else ``limit`` spread over the file."""
+    questions: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    if not ids:
+        return spread(questions, limit)
+    wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    unknown = sorted(set(wanted) - {q["id"] for q in questions})
+    if unknown:
+        raise GraphMindError(f"no question with id {', '.join(unknown)} in {path}")
+    return [q for q in questions if q["id"] in set(wanted)]
+
+
 def spread[T](items: list[T], limit: int | None) -> list[T]:
     """``limit`` items spread evenly over the list (the last one included), or all."""
     if limit is None or limit >= len(items):

@@ -47,10 +47,10 @@ from scripts.benchkit import (
     append_jsonl,
     ask_each,
     build_manual,
+    chosen,
     median,
     read_jsonl,
     share,
-    spread,
 )
 
 DEFAULT_QUESTIONS = Path(__file__).resolve().parent / "questions" / "python_docs_broad.json"
@@ -312,6 +312,7 @@ def main() -> int:
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--limit", type=int, help="N questions, spread over the set")
+    parser.add_argument("--ids", help="only these questions (comma-separated ids)")
     parser.add_argument("--k", type=int, default=AskOptions.k)
     parser.add_argument("--store", help="a Neo4j URI instead of the run's FalkorDB Lite file")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated")
@@ -323,7 +324,7 @@ def main() -> int:
         parser.error(f"--configs takes some of {', '.join(CONFIGS)} (got {args.configs!r})")
     try:
         args.run_dir.mkdir(parents=True, exist_ok=True)
-        questions = spread(json.loads(args.questions.read_text(encoding="utf-8")), args.limit)
+        questions = chosen(args.questions, args.limit, args.ids)
         store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
         settings = load_settings(store=store)
         llm = make_llm(settings, cache_dir=args.run_dir)

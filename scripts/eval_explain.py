@@ -45,10 +45,10 @@ from scripts.benchkit import (
     append_jsonl,
     ask_each,
     build_manual,
+    chosen,
     median,
     read_jsonl,
     share,
-    spread,
 )
 
 CONFIGS = ("naive", "loop")
@@ -249,6 +249,7 @@ def main() -> int:
     parser.add_argument("--questions", type=Path, required=True)
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--limit", type=int, help="N questions, spread over the set")
+    parser.add_argument("--ids", help="only these questions (comma-separated ids)")
     parser.add_argument("--k", type=int, default=AskOptions.k)
     parser.add_argument("--extract", choices=("none", "fast"), default="none")
     parser.add_argument("--store", help="a Neo4j URI instead of the run's FalkorDB Lite file")
@@ -256,7 +257,7 @@ def main() -> int:
     args = parser.parse_args()
     args.run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        questions = spread(json.loads(args.questions.read_text(encoding="utf-8")), args.limit)
+        questions = chosen(args.questions, args.limit, args.ids)
         store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
         settings = load_settings(store=store)
         llm = make_llm(settings, cache_dir=args.run_dir)

@@ -15,11 +15,12 @@ from pydantic import ValidationError
 
 from graphmind.ask.options import AskOptions
 from graphmind.core.decision import Citation, Decision, Statement, Sufficiency
+from graphmind.core.errors import GraphMindError
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from scripts import eval_broad
-from scripts.benchkit import append_jsonl, read_jsonl
+from scripts.benchkit import append_jsonl, chosen, read_jsonl
 from scripts.eval_broad import (
     CRITERIA,
     JUDGE_MAX_TOKENS,
@@ -298,3 +299,12 @@ def test_a_bad_questions_file_is_one_line_and_exit_1(
     assert eval_broad.main() == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_questions_are_chosen_by_id_in_the_files_order_or_spread(tmp_path: Path) -> None:
+    path = tmp_path / "questions.json"
+    path.write_text(json.dumps([{"id": f"q{i}", "question": f"Q{i}?"} for i in range(10)]))
+    assert [q["id"] for q in chosen(path, None, "q7, q2")] == ["q2", "q7"]
+    assert [q["id"] for q in chosen(path, 3, None)] == ["q0", "q4", "q9"]
+    with pytest.raises(GraphMindError, match="q11"):
+        chosen(path, None, "q1,q11")
