@@ -21,25 +21,25 @@ PASSAGES = [BINARY, FREEZE, CLOSE]
 
 def test_a_sentence_citing_the_wrong_number_cites_the_passage_that_states_it() -> None:
     sentence = "The freeze tool converts Python byte code to C arrays for a C compiler."
-    assert attribute(sentence, [1], PASSAGES) == [Attributed(sentence, [2])]
+    assert attribute([(sentence, [1])], PASSAGES) == [Attributed(sentence, [2])]
 
 
 def test_a_cited_passage_that_shares_some_words_gives_way_to_one_that_states_it() -> None:
     copied = "The freeze tool converts Python byte code to C arrays with a C compiler."
     partial = "Python byte code and a C compiler: the tool converts."  # 7 of its 9 content words
-    assert attribute(copied, [1], [partial, FREEZE]) == [Attributed(copied, [2])]
-    assert attribute(copied, [1], [partial, BINARY]) == [Attributed(copied, [1])]
+    assert attribute([(copied, [1])], [partial, FREEZE]) == [Attributed(copied, [2])]
+    assert attribute([(copied, [1])], [partial, BINARY]) == [Attributed(copied, [1])]
 
 
 def test_a_sentence_citing_every_passage_keeps_the_one_that_states_it() -> None:
     sentence = "Closing sys.stdout marks the file object closed, not the C file descriptor."
-    assert attribute(sentence, [1, 2, 3], PASSAGES) == [Attributed(sentence, [3])]
+    assert attribute([(sentence, [1, 2, 3])], PASSAGES) == [Attributed(sentence, [3])]
 
 
 def test_several_sentences_in_one_are_split_and_each_cites_its_own_passage() -> None:
     first = "The freeze tool converts byte code to C arrays and embeds your modules."
     second = "Closing sys.stdout does not close the C file descriptor."
-    assert attribute(f"{first} {second}", [2, 3], PASSAGES) == [
+    assert attribute([(f"{first} {second}", [2, 3])], PASSAGES) == [
         Attributed(first, [2]),
         Attributed(second, [3]),
     ]
@@ -50,18 +50,18 @@ def test_a_sentence_two_passages_state_together_cites_both() -> None:
         "The freeze tool converts byte code to C arrays, while sys.stdout.close() "
         "leaves the C file descriptor open."
     )
-    assert attribute(sentence, [2, 3], PASSAGES) == [Attributed(sentence, [2, 3])]
+    assert attribute([(sentence, [2, 3])], PASSAGES) == [Attributed(sentence, [2, 3])]
 
 
 def test_a_sentence_no_passage_states_is_left_out() -> None:
     made_up = "Lise Meitner received the Nobel Prize in Chemistry for nuclear fission."
     kept = "Python 3 returns the integer value of the indexed byte."
-    assert attribute(f"{made_up} {kept}", [1], PASSAGES) == [Attributed(kept, [1])]
+    assert attribute([(f"{made_up} {kept}", [1])], PASSAGES) == [Attributed(kept, [1])]
 
 
 def test_a_short_sentence_keeps_the_citations_it_was_given() -> None:
-    assert attribute("Use freeze.", [2, 9], PASSAGES) == [Attributed("Use freeze.", [2])]
-    assert attribute("Use freeze.", [9], PASSAGES) == []  # no shown passage cited
+    assert attribute([("Use freeze.", [2, 9])], PASSAGES) == [Attributed("Use freeze.", [2])]
+    assert attribute([("Use freeze.", [9])], PASSAGES) == []  # no shown passage cited
 
 
 @pytest.mark.parametrize(

@@ -161,12 +161,10 @@ def _place(
     return placed
 
 
-def attach(store: GraphStore, joins: dict[str, list[str]]) -> int:
-    """Add the joining entities to their communities (ids, titles and summaries kept);
-    the number of communities that grew."""
+def attach(store: GraphStore, joins: dict[str, list[str]]) -> None:
+    """Add the joining entities to their communities (ids, titles and summaries kept)."""
     rows = [{"community": c, "entities": members} for c, members in sorted(joins.items())]
     store.write_rows("community/attach_members", rows, batch_size=ATTACH_BATCH)
-    return len(rows)
 
 
 def region_resolution(store: GraphStore, region: Projection, resolution: float) -> float:

@@ -41,29 +41,32 @@ class Attributed:
     citations: list[int]
 
 
-def attribute(text: str, cited: Sequence[int], passages: Sequence[str]) -> list[Attributed]:
-    """The real sentences of ``text`` (which cited ``cited``, 1-based numbers of
-    ``passages``), each with the passages that state at least ``GROUNDED`` of its content
-    words between them: its own citations when they do and no shown passages state
-    ``MARGIN`` more of them, else the shown passages that state the most.
-    A sentence that no passage states is left out; one with fewer than ``MIN_WORDS``
-    content words keeps the citations it was given."""
-    known = [n for n in cited if 1 <= n <= len(passages)]
-    stems = [content_stems(p) for p in passages]
+def attribute(
+    sentences: Sequence[tuple[str, Sequence[int]]], passages: Sequence[str]
+) -> list[Attributed]:
+    """The real sentences of each (text, the 1-based numbers of ``passages`` it cited),
+    each with the passages that state at least ``GROUNDED`` of its content words between
+    them: its own citations when they do and no shown passages state ``MARGIN`` more of
+    them, else the shown passages that state the most. A sentence that no passage states
+    is left out; one with fewer than ``MIN_WORDS`` content words keeps the citations it
+    was given."""
+    stems = dict(enumerate((content_stems(p) for p in passages), start=1))
     out = []
-    for said in split_sentences(text):
-        sentence = unnarrated(said)
-        words = content_stems(sentence)
-        if len(words) < MIN_WORDS:
-            if known:
-                out.append(Attributed(sentence, known))
-            continue
-        own, share = cover(words, {n: stems[n - 1] for n in known})
-        best, most = cover(words, dict(enumerate(stems, start=1)))
-        if share >= GROUNDED and share >= most - MARGIN:
-            out.append(Attributed(sentence, own))
-        elif most >= GROUNDED:
-            out.append(Attributed(sentence, best))
+    for text, cited in sentences:
+        known = [n for n in cited if n in stems]
+        for said in split_sentences(text):
+            sentence = unnarrated(said)
+            words = content_stems(sentence)
+            if len(words) < MIN_WORDS:
+                if known:
+                    out.append(Attributed(sentence, known))
+                continue
+            own, share = cover(words, {n: stems[n] for n in known})
+            best, most = cover(words, stems)
+            if share >= GROUNDED and share >= most - MARGIN:
+                out.append(Attributed(sentence, own))
+            elif most >= GROUNDED:
+                out.append(Attributed(sentence, best))
     return out
 
 

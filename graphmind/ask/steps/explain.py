@@ -28,14 +28,12 @@ def explain(
     messages = explain_messages(talk.messages, talk.answer)
     with state.timed("llm"):
         out = tools.llm.structured("explain", messages, FullAnswer, max_tokens=EXPLAIN_MAX_TOKENS)
-    texts = [f"{c.title} {c.text}" for c in talk.shown]
+    written = [(" ".join(s.text.split()), s.citations) for s in out.sentences]
     said: dict[str, Statement] = {}
-    for sentence in out.sentences:
-        text = " ".join(sentence.text.split())
-        for part in attribute(text, sentence.citations, texts):
-            if part.text not in said and not restates(part.text, state.question, ""):
-                chunks = [talk.shown[n - 1].id for n in part.citations]
-                said[part.text] = Statement(part.text, list(dict.fromkeys(chunks)))
+    for part in attribute(written, [f"{c.title} {c.text}" for c in talk.shown]):
+        if part.text not in said and not restates(part.text, state.question, ""):
+            chunks = [talk.shown[n - 1].id for n in part.citations]
+            said[part.text] = Statement(part.text, list(dict.fromkeys(chunks)))
     statements = list(said.values())
     known = {c.id for c in cited}
     by_id = {c.id: c for c in talk.shown}
