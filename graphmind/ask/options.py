@@ -57,6 +57,7 @@ BRIDGE_POOL = 5  # full-text hits for the bridge's name read for them
 # the graph expansion (``expand``) and the evolving sub-graph (``evolve_graph``)
 EXPAND_RELATIONS = 3  # relations (best matches for the gap) whose chunks the expansion adds
 EXPAND_POOL = 200  # relations of the anchors' entities scored against the gap
+RELATION_TRIPLETS = 3  # a relation is scored by the best of its first triplets' vectors
 EXPAND_ENTITIES = 10  # anchor entity names added to the expansion's target text
 EXPAND_ANCHORS = 3  # without used evidence, the last round's top candidates anchor it
 EVOLVE_CHUNKS = 3  # used chunks extracted at question time, per round

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from graphmind.ask.options import (
     EVOLVE_CHUNKS,
     EXPAND_ANCHORS,
     EXPAND_ENTITIES,
     EXPAND_POOL,
     EXPAND_RELATIONS,
+    RELATION_TRIPLETS,
 )
 from graphmind.ask.state import AskState, Tools
+from graphmind.ask.steps.gather import embed
 from graphmind.core.decision import Judgement
 from graphmind.extract.extractor import ChunkText, extract_chunks
 from graphmind.extract.writer import write_extractions
+from graphmind.store.base import Row
 
 
 def evolve(tools: Tools, state: AskState, j: Judgement) -> None:
@@ -39,16 +44,38 @@ def expand(tools: Tools, state: AskState, j: Judgement, chunk_ids: list[str]) ->
     if not relations:
         return []
     target = " ".join([state.question, j.missing, *(e["name"] for e in entities[:EXPAND_ENTITIES])])
-    texts = [f"{r['name']} {r['predicate']} {r['neighbour_name']}" for r in relations]
-    vectors = tools.embedder.embed([target, *texts])
-    goal = vectors[0]
-    scored = sorted(
-        zip(relations, vectors[1:], strict=True),
-        key=lambda rv: -sum(a * b for a, b in zip(goal, rv[1], strict=True)),
-    )
-    triplets = [t for r, _ in scored[:EXPAND_RELATIONS] for t in (r["triplet_ids"] or [])]
+    scores = relation_scores(tools, embed(tools, state, [target])[0], relations)
+    best = sorted(range(len(relations)), key=lambda i: -scores[i])[:EXPAND_RELATIONS]
+    triplets = [t for i in best for t in (relations[i]["triplet_ids"] or [])]
     rows = tools.store.run("ask/chunks_for_triplets", {"ids": triplets})
     return list(dict.fromkeys(r["chunk"] for r in rows))
+
+
+def relation_scores(tools: Tools, goal: Sequence[float], relations: list[Row]) -> list[float]:
+    """Each relation's similarity to ``goal``: the best of its triplets' stored vectors
+    (the fact as the build embedded it; one read, not a model call per relation); a
+    relation whose triplets have no vector is embedded as "name predicate neighbour"."""
+    import numpy as np
+
+    firsts = [list((r["triplet_ids"] or [])[:RELATION_TRIPLETS]) for r in relations]
+    wanted = list(dict.fromkeys(t for ids in firsts for t in ids))
+    stored = {
+        str(row["id"]): row["embedding"]
+        for row in tools.store.run("ask/triplet_vectors", {"ids": wanted})
+        if row["embedding"] is not None
+    }
+    bare = [i for i, ids in enumerate(firsts) if not any(t in stored for t in ids)]
+    texts = [
+        f"{relations[i]['name']} {relations[i]['predicate']} {relations[i]['neighbour_name']}"
+        for i in bare
+    ]
+    embedded = dict(zip(bare, tools.embedder.embed(texts), strict=True)) if texts else {}
+    target = np.asarray(goal, dtype=np.float32)
+    scores: list[float] = []
+    for i, ids in enumerate(firsts):
+        vectors = [stored[t] for t in ids if t in stored] or [embedded[i]]
+        scores.append(float(np.max(np.asarray(vectors, dtype=np.float32) @ target)))
+    return scores
 
 
 def evolve_graph(tools: Tools, state: AskState, chunk_ids: list[str]) -> None:
