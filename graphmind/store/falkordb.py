@@ -426,6 +426,7 @@ def _is_server(pid: int) -> bool:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_SET = frozenset(_SCALARS)
 
 
 def _plain(value: Any) -> Any:
@@ -433,6 +434,8 @@ def _plain(value: Any) -> Any:
     if type(value) in _SCALARS:  # most values: no imports, no isinstance chain
         return value
     if type(value) is list:
+        if _SCALAR_SET.issuperset(map(type, value)):  # a vector: no per-float call
+            return value
         return [_plain(v) for v in value]
     from falkordb import Edge, Node
     from falkordb import Path as FPath

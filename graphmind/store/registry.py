@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -48,13 +48,17 @@ class QueryRegistry:
             raise ValueError(f"unknown backend {backend!r}")
         self.backend = backend
         self.roots = tuple(roots) if roots else (default_root(),)
+        self._paths: dict[str, Path] = {}  # found once: the files ship with the package
 
     def path(self, name: str) -> Path:
         """The file that defines ``name`` on this backend (override first)."""
+        if name in self._paths:
+            return self._paths[name]
         tried: list[Path] = []
         for root in self.roots:
             for candidate in (root / self.backend / f"{name}.cypher", root / f"{name}.cypher"):
                 if candidate.is_file():
+                    self._paths[name] = candidate
                     return candidate
                 tried.append(candidate)
         raise QueryNotFoundError(
@@ -119,7 +123,12 @@ def render_template(source: str, backend: Backend, name: str, slots: dict[str, s
 
 def parameters(text: str) -> set[str]:
     """Names of the ``$parameters`` a query uses (comments ignored)."""
-    return set(_PARAMETER.findall(_COMMENT.sub("", text)))
+    return set(_parameters(text))
+
+
+@lru_cache(maxsize=1024)  # GraphMind's own queries are read again and again
+def _parameters(text: str) -> frozenset[str]:
+    return frozenset(_PARAMETER.findall(_COMMENT.sub("", text)))
 
 
 def check_names(name: str, given: Iterable[object]) -> None:
