@@ -1,5 +1,6 @@
 """The loop's graph expansion (QRMeM): the relations of the anchors' entities are scored
-against the diagnosed gap by their triplets' stored vectors, not embedded again."""
+against the diagnosed gap by their triplets' stored vectors, in the store, not embedded
+again."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from graphmind.ask.state import Tools
 from graphmind.ask.steps.expand import expand, relation_scores
 from graphmind.ask.steps.gather import start
 from graphmind.core.decision import Judgement
+from graphmind.core.vectors import cosine
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.store.base import GraphStore
 
@@ -63,8 +65,11 @@ def test_relations_are_scored_by_their_triplets_stored_vectors(
     scores = relation_scores(tools, goal, relations)
     assert embedder.texts == []  # every relation's triplet has its vector in the store
     for relation, score in zip(relations, scores, strict=True):
-        rows = tools.store.run("ask/triplet_vectors", {"ids": relation["triplet_ids"]})
-        best = max(sum(a * b for a, b in zip(goal, r["embedding"], strict=True)) for r in rows)
+        rows = tools.store.run_text(
+            "UNWIND $ids AS id MATCH (t:Triplet {id: id}) RETURN t.embedding AS v",
+            {"ids": relation["triplet_ids"]},
+        ).records()
+        best = max(cosine(goal, r["v"]) for r in rows)
         assert abs(score - best) < 1e-4
 
 
@@ -84,8 +89,7 @@ def test_a_relation_without_stored_vectors_is_embedded(
     scores = relation_scores(tools, goal, relations)
     text = f"{bare['name']} {bare['predicate']} {bare['neighbour_name']}"
     assert embedder.texts == [text]
-    vector = embedder.embed([text])[0]
-    assert abs(scores[0] - sum(a * b for a, b in zip(goal, vector, strict=True))) < 1e-4
+    assert abs(scores[0] - cosine(goal, embedder.embed([text])[0])) < 1e-4
 
 
 def test_the_expansion_adds_the_passage_behind_the_relation_the_gap_names(

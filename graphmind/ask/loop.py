@@ -77,6 +77,7 @@ from graphmind.core.decision import (
 )
 from graphmind.memory.decisions import write_decision
 from graphmind.store.base import GraphStore
+from graphmind.store.memo import remembered_searches
 
 if TYPE_CHECKING:
     from graphmind.ask.models import Check
@@ -142,6 +143,10 @@ class AskLoop:
     def ask(self, question: str) -> Decision:
         """Answer ``question``; the decision, its steps and verdicts are written atomically
         (unless ``record`` is off)."""
+        with remembered_searches():  # its rounds search the same vectors again
+            return self._ask(question)
+
+    def _ask(self, question: str) -> Decision:
         started = time.perf_counter()
         tokens_before = self.llm.ledger.total().total_tokens
         tools = Tools(self.store, self.embedder, self.llm, self.options)

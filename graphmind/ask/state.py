@@ -51,6 +51,9 @@ class AskState:
     pending_llm_ms: float = 0.0
     tokens_mark: int = 0
     vectors: dict[str, list[float]] = field(default_factory=dict)  # query -> embedding
+    # query -> the retrievers' lists: a later round asks the question again, and the
+    # store has not changed (the evolving sub-graph's writes clear it)
+    ranked: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     fused: set[str] = field(default_factory=set)  # every fused chunk, before exclusion
     retrieve_ms: float = 0.0
     checks: list[Check | None] = field(default_factory=list)  # per round

@@ -11,11 +11,11 @@ is one bounded index query however many types there are.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphmind.core.ids import digest
+from graphmind.core.vectors import cosine
 from graphmind.store.base import GraphStore
 from graphmind.store.schema import vector_index_name
 
@@ -75,7 +75,7 @@ def nearest(
     """(index, cosine distance) of the nearest centroid within ``threshold``, or None."""
     best: tuple[int, float] | None = None
     for i, centroid in enumerate(centroids):
-        distance = 1.0 - _cosine(vector, centroid)
+        distance = 1.0 - cosine(vector, centroid)
         if distance <= threshold and (best is None or distance < best[1]):
             best = (i, distance)
     return best
@@ -99,9 +99,3 @@ def cluster(vectors: Sequence[Sequence[float]], threshold: float = DEFAULT_THRES
         centroids[i] = [c + (x - c) / sizes[i] for c, x in zip(centroids[i], vector, strict=True)]
         labels.append(i)
     return labels
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0

@@ -23,6 +23,7 @@ from graphmind.core.errors import (
     StoreError,
 )
 from graphmind.embed.spec import EmbedderSpec, same_vectors
+from graphmind.store import memo
 from graphmind.store.registry import Backend, QueryRegistry, check_parameters
 from graphmind.store.schema import (
     META_ID,
@@ -181,6 +182,7 @@ class GraphStore(ABC):
         self._write_turn = threading.Lock()
 
     def _write(self, text: str, params: Mapping[str, Any]) -> QueryResult:
+        memo.forget()
         if self._write_turn is None:
             return self._execute(text, params, write=True)
         with self._write_turn:
@@ -269,7 +271,11 @@ class GraphStore(ABC):
         return len(rows)
 
     def vector_search(self, label: str, vector: Sequence[float], k: int) -> list[VectorHit]:
-        """The ``k`` nodes of ``label`` nearest to ``vector`` by cosine similarity."""
+        """The ``k`` nodes of ``label`` nearest to ``vector`` by cosine similarity (inside
+        ``memo.remembered_searches()``, a search made before answers a narrower one)."""
+        known = memo.recall(self, label, vector, k)
+        if known is not None:
+            return known
         records = self.run(
             "store/vector_search",
             {
@@ -279,10 +285,12 @@ class GraphStore(ABC):
                 "vector": list(vector),
             },
         )
-        return [
+        hits = [
             VectorHit(r["id"], min(1.0, max(0.0, float(r["similarity"]))), node_props(r["node"]))
             for r in records
         ]
+        memo.remember(self, label, vector, k, hits)
+        return hits
 
     @abstractmethod
     def fulltext_search(self, label: str, text: str, k: int) -> list[TextHit]:

@@ -15,6 +15,7 @@ from graphmind.ask.options import (
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.gather import embed
 from graphmind.core.decision import Judgement
+from graphmind.core.vectors import cosine
 from graphmind.extract.extractor import ChunkText, extract_chunks
 from graphmind.extract.writer import write_extractions
 from graphmind.store.base import Row
@@ -52,17 +53,14 @@ def expand(tools: Tools, state: AskState, j: Judgement, chunk_ids: list[str]) ->
 
 
 def relation_scores(tools: Tools, goal: Sequence[float], relations: list[Row]) -> list[float]:
-    """Each relation's similarity to ``goal``: the best of its triplets' stored vectors
-    (the fact as the build embedded it; one read, not a model call per relation); a
-    relation whose triplets have no vector is embedded as "name predicate neighbour"."""
-    import numpy as np
-
+    """Each relation's cosine with ``goal``: the best of its triplets' stored vectors (the
+    fact as the build embedded it), computed by the store; a relation whose triplets have
+    no vector is embedded as "name predicate neighbour"."""
     firsts = [list((r["triplet_ids"] or [])[:RELATION_TRIPLETS]) for r in relations]
     wanted = list(dict.fromkeys(t for ids in firsts for t in ids))
     stored = {
-        str(row["id"]): row["embedding"]
-        for row in tools.store.run("ask/triplet_vectors", {"ids": wanted})
-        if row["embedding"] is not None
+        str(row["id"]): float(row["similarity"])
+        for row in tools.store.run("ask/triplet_similarity", {"ids": wanted, "vector": list(goal)})
     }
     bare = [i for i, ids in enumerate(firsts) if not any(t in stored for t in ids)]
     texts = [
@@ -70,12 +68,12 @@ def relation_scores(tools: Tools, goal: Sequence[float], relations: list[Row]) -
         for i in bare
     ]
     embedded = dict(zip(bare, tools.embedder.embed(texts), strict=True)) if texts else {}
-    target = np.asarray(goal, dtype=np.float32)
-    scores: list[float] = []
-    for i, ids in enumerate(firsts):
-        vectors = [stored[t] for t in ids if t in stored] or [embedded[i]]
-        scores.append(float(np.max(np.asarray(vectors, dtype=np.float32) @ target)))
-    return scores
+    return [
+        max(stored[t] for t in ids if t in stored)
+        if i not in embedded
+        else cosine(goal, embedded[i])
+        for i, ids in enumerate(firsts)
+    ]
 
 
 def evolve_graph(tools: Tools, state: AskState, chunk_ids: list[str]) -> None:
@@ -91,3 +89,4 @@ def evolve_graph(tools: Tools, state: AskState, chunk_ids: list[str]) -> None:
         results = extract_chunks(tools.llm, todo)
     with state.timed("store"):
         state.rounds[-1].extracted = write_extractions(tools.store, tools.embedder, results)
+    state.ranked.clear()  # the graph changed: retrieval runs again

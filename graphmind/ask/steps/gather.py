@@ -59,10 +59,12 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
     started = time.perf_counter()
     with state.timed("store"):
         vectors = embed(tools, state, queries)
-        lists = [
-            rank_lists(tools.store, q, v, tools.options.retrieve, state.recipe)
-            for q, v in zip(queries, vectors, strict=True)
-        ]
+        for q, v in zip(queries, vectors, strict=True):
+            if q not in state.ranked:
+                state.ranked[q] = rank_lists(
+                    tools.store, q, v, tools.options.retrieve, state.recipe
+                )
+        lists = [state.ranked[q] for q in queries]
         if state.expanded:
             lists.append({"expand": state.expanded})
         carried = state.used()

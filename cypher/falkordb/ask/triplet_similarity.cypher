@@ -1,0 +1,7 @@
+// The cosine of these triplets' stored vectors with the diagnosed gap's vector,
+// computed where the vectors are (one number per triplet crosses the wire, not 384):
+// the graph expansion scores the relations the triplets state without embedding them.
+UNWIND $ids AS id
+MATCH (t:Triplet {id: id})
+WHERE t.embedding IS NOT NULL
+RETURN t.id AS id, 1.0 - vec.cosineDistance(t.embedding, vecf32($vector)) AS similarity
