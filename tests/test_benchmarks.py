@@ -176,3 +176,41 @@ def test_bench_scale_keeps_every_document_through_build_add_and_delete() -> None
     assert counts["delete"]["Decision"] == counts["ask"]["Decision"]  # kept, with a note
     for step in steps.values():
         assert step["rss_mib"] > 0 and step["server_rss_mib"] > 0 and step["disk_mib"] > 0
+
+
+def test_bench_ask_store_times_each_named_query_of_the_loop(tmp_path: Path) -> None:
+    from buildkit import build, scripted_llm
+    from graphmind.store.falkordb import FalkorDBLiteStore
+
+    corpus = tmp_path / "films.json"
+    corpus.write_text(
+        json.dumps(
+            [
+                {
+                    "title": "Alpha Film",
+                    "text": "Alpha Film is a drama directed by Boris Kowalski.",
+                },
+                {"title": "Boris Kowalski", "text": "Boris Kowalski was born in Gdansk."},
+                {"title": "Gamma Film", "text": "Gamma Film is a comedy directed by Ada Novak."},
+            ]
+        )
+    )
+    path = tmp_path / "films.db"
+    with FalkorDBLiteStore(str(path)) as store:
+        build(store, [corpus], scripted_llm(tmp_path / "cache.sqlite"), extract="llm")
+    questions = tmp_path / "questions.json"
+    asked = ["Who directed Alpha Film?", "Where was the director of Alpha Film born?"]
+    questions.write_text(json.dumps([{"question": q} for q in asked]))
+    result = bench(
+        "bench_ask_store.py",
+        str(questions),
+        "--store",
+        f"falkordb-lite://{path}",
+        env={"GRAPHMIND_EMBEDDER": "hash:384"},
+    )
+    assert result["questions"] == 2 and sum(result["rounds"].values()) == 2
+    assert 0 < result["store_ms"]["p50"] <= result["store_ms"]["p95"]
+    calls = {q["name"]: q["calls"] for q in result["queries"]}
+    assert calls["store/vector_search"] >= 2 and calls["memory/write_decision"] == 2
+    with FalkorDBLiteStore(str(path)) as store:  # the two warm-up questions and the two
+        assert store.counts()["Decision"] == 4
