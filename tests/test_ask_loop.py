@@ -13,8 +13,9 @@ from conftest import StoreFactory, asked_question
 from graphmind.ask import loop as loop_module
 from graphmind.ask.grading import ABSTAIN_ANSWER
 from graphmind.ask.models import JUDGED_REASON_CHARS
-from graphmind.ask.retrieve import RetrieveOptions
+from graphmind.ask.retrieve import RetrieveOptions, rank_lists
 from graphmind.ask.rules.hops import first_hop
+from graphmind.ask.steps import gather
 from graphmind.core.errors import LLMError
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
@@ -66,6 +67,28 @@ def test_two_hop_question_needs_a_second_round(corpus_store: GraphStore, tmp_pat
         ).records()[0]["n"]
         > 0
     )
+
+
+@pytest.mark.parametrize("evolve", [False, True])
+def test_a_later_round_reuses_the_questions_retrieval_unless_the_graph_changed(
+    corpus_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, evolve: bool
+) -> None:
+    searched: list[str] = []
+
+    def counted(store: GraphStore, query: str, *args: object, **kw: object) -> object:
+        searched.append(query)
+        return rank_lists(store, query, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gather, "rank_lists", counted)
+    decision = loop(corpus_store, tmp_path, evolve_graph=evolve).ask(QUESTION)
+    assert [r.queries for r in decision.rounds] == [
+        [QUESTION],
+        [QUESTION, "Silent Harbor recorded location"],
+    ]
+    # round 2 searches the follow-up; the question again only when round 1's evolving
+    # sub-graph wrote triplets (retrieval over the changed graph may differ)
+    again = [QUESTION] if evolve else []
+    assert searched == [QUESTION, *again, "Silent Harbor recorded location"]
 
 
 def test_a_later_round_offers_the_follow_ups_nearest_passages_even_if_shown_before(
