@@ -133,9 +133,10 @@ def test_the_walks_per_entity_reads_count_distinct_chunks_and_stop_at_their_boun
     assert {r["entity"]: r["chunks"] for r in counts} == {"hub": 4, "o0": 1}
     capped = store.run("ask/graph_fact_entities", {"ids": ["t0"], "cap": 2})
     assert {r["entity"]: r["chunks"] for r in capped} == {"hub": 2, "o0": 1}
-    chunks = store.run("ask/graph_entity_chunks", {"ids": ["hub"], "per_entity": 30})
-    assert sorted(r["chunk"] for r in chunks) == ["c0", "c1", "c2", "c3"]
-    assert len(store.run("ask/graph_entity_chunks", {"ids": ["hub"], "per_entity": 3})) == 3
+    (chunks,) = store.run("ask/graph_entity_chunks", {"ids": ["hub"], "per_entity": 30})
+    assert chunks["entity"] == "hub" and sorted(chunks["chunks"]) == ["c0", "c1", "c2", "c3"]
+    (capped,) = store.run("ask/graph_entity_chunks", {"ids": ["hub"], "per_entity": 3})
+    assert len(capped["chunks"]) == 3
     edges = store.run("ask/graph_entity_edges", {"ids": ["hub"], "per_entity": 5})
     assert len(edges) == 5 and {r["source"] for r in edges} == {"hub"}
     assert all(r["weight"] == 1.0 for r in edges)

@@ -106,9 +106,11 @@ def _subgraph(
     for row in store.run(
         "ask/graph_entity_chunks", {"ids": reached, "per_entity": opts.per_entity}
     ):
-        edges.append((_entity(row["entity"]), _chunk(row["chunk"]), 1.0))
+        entity = _entity(row["entity"])
+        edges.extend((entity, _chunk(chunk), 1.0) for chunk in row["chunks"])
     for row in store.run("ask/graph_chunk_entities", {"ids": passages}):
-        edges.append((_chunk(row["chunk"]), _entity(row["entity"]), 1.0))
+        chunk = _chunk(row["chunk"])
+        edges.extend((chunk, _entity(entity), 1.0) for entity in row["entities"])
     nodes = {n for a, b, _ in edges for n in (a, b)}
     nodes.update(_entity(e) for e in entities)
     nodes.update(_chunk(c) for c in passages)
