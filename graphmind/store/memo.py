@@ -2,8 +2,8 @@
 
 One ``ask`` searches the same vector several times: round 1's passages, the chunk
 retriever and the graph walk each search the question's vector among the chunks (k 10,
-20 and 50), the triplet retriever and the walk among the triplets. On Neo4j 5.26 each
-vector-index call costs 15 to 25 ms whatever its k, so inside ``remembered_searches()``
+20 and 50), the triplet retriever and the walk among the triplets. On Neo4j 5.26 a
+vector-index call costs 5 to 25 ms, little of it for k, so inside ``remembered_searches()``
 a store answers a (label, vector) it has searched before from the earlier answer when
 that asked for at least as many nodes: the front of a wider search is at least as exact
 as a narrower one (both stores rank the index's candidates by exact cosine, and a wider
