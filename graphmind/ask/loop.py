@@ -49,6 +49,7 @@ from graphmind.ask.options import (
 from graphmind.ask.policies import POLICIES, Answered
 from graphmind.ask.prompts import prompt_version
 from graphmind.ask.retrievers import RETRIEVERS
+from graphmind.ask.rules.compare import Comparison, comparison
 from graphmind.ask.rules.evidence import SUPPORTING
 from graphmind.ask.rules.hops import bridge_hop, first_hop, owned_hop
 from graphmind.ask.rules.question import TEMPORAL, off_kind, question_entities, restates_question
@@ -62,6 +63,7 @@ from graphmind.ask.rules.text import (
     states,
 )
 from graphmind.ask.state import AskState, Tools
+from graphmind.ask.steps.compare import Picked, compare, statements
 from graphmind.ask.steps.expand import evolve
 from graphmind.ask.steps.explain import explain
 from graphmind.ask.steps.gather import next_queries, retrieve, start
@@ -74,6 +76,7 @@ from graphmind.core.decision import (
     Retrieval,
     Round,
     Statement,
+    Sufficiency,
 )
 from graphmind.memory.decisions import write_decision
 from graphmind.store.base import GraphStore
@@ -159,6 +162,11 @@ class AskLoop:
         elif self.options.mode == "judged":
             self.remember(state, 1, [state.question], *judged(tools, state), None)
         else:
+            asks = comparison(state.question) if self.options.compare else None
+            picked = compare(state, asks, lambda q: self.ask_date(tools, q)) if asks else None
+            if asks is not None and picked is not None:
+                decided = self.compared(state, asks, picked, started, tokens_before)
+                return self.record(state, decided)
             self.rounds(tools, state)
         chosen, answer, citations = choose(state.question, state.rounds, state.asked, state.first)
         explained: tuple[list[Statement], list[Citation]] = ([], [])
@@ -196,6 +204,38 @@ class AskLoop:
         decision.citations = found.citations
         decision.explanation = found.statements
         decision.communities = found.communities
+        return decision
+
+    def ask_date(
+        self, tools: Tools, question: str
+    ) -> tuple[AskState, Round | None, str, list[Candidate]]:
+        """One option's date for a comparison: the loop's rounds on the question that asks
+        it; its run, chosen round, answer and cited passages."""
+        sub = start(tools, question)
+        sub.tokens_mark = self.llm.ledger.total().total_tokens
+        self.rounds(tools, sub)
+        return sub, *choose(sub.question, sub.rounds, sub.asked, sub.first)
+
+    def compared(
+        self,
+        state: AskState,
+        asks: Comparison,
+        picked: Picked,
+        started: float,
+        tokens_before: int,
+    ) -> Decision:
+        """A comparison's decision: the option whose date wins, on the passages the two
+        dates were read from (INFERRABLE: together they decide), with the dates and the
+        comparison as the full answer."""
+        last = state.rounds[-1]
+        last.store_ms += state.pending_store_ms
+        last.llm_ms += state.pending_llm_ms
+        chosen, cited = picked.dated[-1].chosen, picked.cited()
+        decision = self.decision(state, chosen, picked.winner, cited, started, tokens_before)
+        decision.sufficiency = Sufficiency.INFERRABLE
+        decision.confidence = min(d.chosen.judgement.confidence for d in picked.dated if d.chosen)
+        if self.options.explain:
+            decision.explanation = statements(asks, picked)
         return decision
 
     def rounds(self, tools: Tools, state: AskState) -> None:

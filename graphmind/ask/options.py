@@ -36,6 +36,8 @@ class AskOptions:
     evolve_graph: bool = False  # extract triplets from cited chunks at question time
     record: bool = True  # write the decision back (off: a probe that leaves the memory as is)
     explain: bool = True  # the full answer beside the short one (one more call; off: --short)
+    # "Which came out first, A or B?": each option's date asked, the two compared in code
+    compare: bool = True
     scope: Scope = "auto"  # a broad question ("the main themes ...") from the communities
     broad_communities: int = 4  # communities a broad answer reads (one map call each)
     broad_passages: int = 2  # passages of each community the map call reads
