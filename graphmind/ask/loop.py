@@ -210,8 +210,13 @@ class AskLoop:
         self, tools: Tools, question: str
     ) -> tuple[AskState, Round | None, str, list[Candidate]]:
         """One option's date for a comparison: the loop's rounds on the question that asks
-        it; its run, chosen round, answer and cited passages."""
+        it, from its first hop when it has one ("What is the name of the director of A?"
+        before "When did the director of A die?": round 1's guess at the whole would be
+        checked by that hop anyway); its run, chosen round, answer and cited passages."""
         sub = start(tools, question)
+        hop = first_hop(question)
+        if hop:
+            sub.asking = sub.first = hop
         sub.tokens_mark = self.llm.ledger.total().total_tokens
         self.rounds(tools, sub)
         return sub, *choose(sub.question, sub.rounds, sub.asked, sub.first)
