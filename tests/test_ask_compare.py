@@ -268,3 +268,30 @@ def test_comparisons_can_be_left_to_the_loop(open_store: StoreFactory, tmp_path:
     asked: list[str] = []
     loop(store, tmp_path, dates(asked, DIED), compare=False).ask(QUESTION)
     assert asked[0] == QUESTION and not any(q.startswith("When did") for q in asked)
+
+
+def test_a_date_read_from_a_passage_about_someone_else_is_not_compared(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """The film's page gives the film's year: "1951" for when Ida Brenn died, cited on
+    "Harbor Lights", is not her date, so the question is left to the loop."""
+    store = built(open_store(), tmp_path, FILMS)
+    asked: list[str] = []
+    wrong = {**DIED, "Harbor Lights": "1951"}
+    decided = loop(store, tmp_path, dates(asked, wrong)).ask(QUESTION)
+    assert asked[:2] == [
+        "What is the name of the director of Harbor Lights?",
+        "When did Ida Brenn die?",
+    ]
+    assert "What is the name of the director of Night Train West?" not in asked
+    assert QUESTION in asked and decided.answer != "Night Train West"
+
+
+def test_a_titles_own_question_mark_stays_out_of_the_date_question() -> None:
+    asks = comparison(
+        "Which film has the director died earlier, A Dream or What'S Your Husband Doing??"
+    )
+    assert asks is not None and asks.options[1] == "What'S Your Husband Doing?"
+    assert (
+        asks.question(asks.options[1]) == "When did the director of What'S Your Husband Doing die?"
+    )

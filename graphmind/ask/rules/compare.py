@@ -100,8 +100,9 @@ class Comparison:
         return f"the {self.relation} of {option}" if self.relation else option
 
     def question(self, option: str) -> str:
-        """The question that asks one option's date."""
-        subject = self.subject(option)
+        """The question that asks one option's date (a title's own "?" left out: "When did
+        the director of What's Your Husband Doing die?")."""
+        subject = self.subject(option.rstrip("?"))
         if self.event == "born":
             return f"When was {subject} born?"
         if self.event == "died":

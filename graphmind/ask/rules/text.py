@@ -70,6 +70,13 @@ def grounding(answer: str, texts: list[str]) -> float:
     return sum(1 for w in words if w in stated) / len(words)
 
 
+def titled(title: str, name: str) -> bool:
+    """Whether a passage titled ``title`` is about ``name``: one names the other whole
+    ("Laura Knight"; "True Grit (1969 film)" for "True Grit"), not a rare word they
+    share ("Staunton, Illinois" for "John George Lynch-Staunton")."""
+    return bool(title) and (grounding(name, [title]) == 1.0 or grounding(title, [name]) == 1.0)
+
+
 def content_stems(text: str) -> set[str]:
     """Content words, cut to ``STEM_CHARS`` letters."""
     return {w[:STEM_CHARS] for w in normalize_answer(text).split() if w not in STOPWORDS}

@@ -5,8 +5,8 @@ two dates in code (``rules.compare``).
 "Which film has the director who died later, Majhli Didi or Dream of the Rhine?" asks
 "When did the director of Majhli Didi die?" and "When did the director of Dream of the
 Rhine die?"; 27 August 2006 is later than 1 August 1942, so Majhli Didi. The answer rests
-on the passages each date was read from; a date that no cited passage states, or two
-dates that cannot be told apart, leave the question to the loop as usual.
+on the passages each date was read from; a date that no cited passage about its owner
+states, or two dates that cannot be told apart, leave the question to the loop as usual.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from graphmind.ask.rules.compare import Comparison, parse_date, pick
 from graphmind.ask.rules.evidence import says
+from graphmind.ask.rules.text import titled
 from graphmind.ask.state import AskState
 from graphmind.core.decision import Candidate, Round, Statement
 
@@ -32,10 +33,23 @@ class Dated:
     cited: list[Candidate]
 
     @property
+    def whose(self) -> str:
+        """Whose date it is: the first hop's answer ("Hrishikesh Mukherjee" for the
+        director of Majhli Didi) when one was asked, else the option."""
+        rounds = zip(self.state.rounds, self.state.asked, strict=True)
+        named = [r.judgement.draft_answer for r, q in rounds if self.state.first == q]
+        return next((n for n in named if n), self.option)
+
+    @property
     def stated(self) -> bool:
-        """Whether the answer is a date whose year a cited passage states."""
+        """Whether the answer is a date whose year a cited passage about whose date it is
+        states: one whose title names them (a film's page gives the film's year, which
+        the 1.5B gave as its director's birth)."""
         date = parse_date(self.answer) if self.chosen is not None else None
-        return date is not None and any(str(abs(date[0])) in says(c) for c in self.cited)
+        if date is None:
+            return False
+        year = str(abs(date[0]))
+        return any(year in says(c) and titled(c.title, self.whose) for c in self.cited)
 
 
 @dataclass

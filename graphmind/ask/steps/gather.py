@@ -9,7 +9,7 @@ from graphmind.ask.options import BRIDGE_PASSAGES, BRIDGE_POOL, FUSE_ALL
 from graphmind.ask.retrieve import candidates, first_round, fuse, rank_lists
 from graphmind.ask.retrievers import TEXT_CHUNK, VECTOR_CHUNK
 from graphmind.ask.rules.question import TEMPORAL
-from graphmind.ask.rules.text import grounding
+from graphmind.ask.rules.text import titled
 from graphmind.ask.state import AskState, Tools
 from graphmind.core.decision import Candidate
 from graphmind.memory.session import MemorySession
@@ -109,12 +109,9 @@ def _about(tools: Tools, bridge: str, carried: set[str]) -> list[tuple[str, floa
     rare word with it ("Staunton, Illinois" for "John George Lynch-Staunton")."""
     named = tools.store.fulltext_search("Chunk", bridge, BRIDGE_POOL)
     found = candidates(tools.store, [(h.id, h.score, [TEXT_CHUNK]) for h in named], 0)
-    return [
-        (c.id, c.score)
-        for c in found
-        if c.id not in carried
-        and (grounding(bridge, [c.title]) == 1.0 or grounding(c.title, [bridge]) == 1.0)
-    ][:BRIDGE_PASSAGES]
+    return [(c.id, c.score) for c in found if c.id not in carried and titled(c.title, bridge)][
+        :BRIDGE_PASSAGES
+    ]
 
 
 def _head_first(
