@@ -69,6 +69,14 @@ from helpers.ask import built, candidates_in, is_check, loop
             "When was Jamie Curry born?",
         ),
         (
+            "Did Dinosaur or McFarland, USA come out first?",
+            ("Dinosaur", "McFarland, USA"),
+            "earlier",
+            "released",
+            "",
+            "When was Dinosaur released?",
+        ),
+        (
             "Who was born first out of Heng Pov and Rajesh Bhola?",
             ("Heng Pov", "Rajesh Bhola"),
             "earlier",

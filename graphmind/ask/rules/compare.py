@@ -45,7 +45,8 @@ _OR = re.compile(r"\s+or\s+", re.IGNORECASE)
 # "Was A or B born first?"
 _LEADING = re.compile(
     r"^(?:was|were|is|are|did|does)\s+(?P<a>.+?)\s+or\s+(?P<b>.+?)\s+"
-    r"(?=(?:born|die|died|released|founded|established|formed|started|published)\b)",
+    r"(?=(?:born|die|died|released|came|come|premiered|aired|founded|established|formed"
+    r"|started|launched|opened|published|created|built)\b)",
     re.IGNORECASE,
 )
 # "Who was born first out of A and B?", "... between A and B?"
