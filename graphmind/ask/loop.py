@@ -49,7 +49,7 @@ from graphmind.ask.options import (
 from graphmind.ask.policies import POLICIES, Answered
 from graphmind.ask.prompts import prompt_version
 from graphmind.ask.retrievers import RETRIEVERS
-from graphmind.ask.rules.compare import Comparison, comparison
+from graphmind.ask.rules.compare import comparison
 from graphmind.ask.rules.evidence import SUPPORTING
 from graphmind.ask.rules.hops import bridge_hop, first_hop, owned_hop
 from graphmind.ask.rules.question import TEMPORAL, off_kind, question_entities, restates_question
@@ -164,9 +164,8 @@ class AskLoop:
         else:
             asks = comparison(state.question) if self.options.compare else None
             picked = compare(state, asks, lambda q: self.ask_date(tools, q)) if asks else None
-            if asks is not None and picked is not None:
-                decided = self.compared(state, asks, picked, started, tokens_before)
-                return self.record(state, decided)
+            if picked is not None:
+                return self.record(state, self.compared(state, picked, started, tokens_before))
             self.rounds(tools, state)
         chosen, answer, citations = choose(state.question, state.rounds, state.asked, state.first)
         explained: tuple[list[Statement], list[Citation]] = ([], [])
@@ -222,12 +221,7 @@ class AskLoop:
         return sub, *choose(sub.question, sub.rounds, sub.asked, sub.first)
 
     def compared(
-        self,
-        state: AskState,
-        asks: Comparison,
-        picked: Picked,
-        started: float,
-        tokens_before: int,
+        self, state: AskState, picked: Picked, started: float, tokens_before: int
     ) -> Decision:
         """A comparison's decision: the option whose date wins, on the passages the two
         dates were read from (INFERRABLE: together they decide), with the dates and the
@@ -240,7 +234,7 @@ class AskLoop:
         decision.sufficiency = Sufficiency.INFERRABLE
         decision.confidence = min(d.chosen.judgement.confidence for d in picked.dated if d.chosen)
         if self.options.explain:
-            decision.explanation = statements(asks, picked)
+            decision.explanation = statements(picked)
         return decision
 
     def rounds(self, tools: Tools, state: AskState) -> None:

@@ -26,8 +26,7 @@ class Dated:
     """One option's date, as the loop answered the question that asks it."""
 
     option: str
-    question: str
-    state: AskState  # the sub-question's run: its rounds go into the decision
+    state: AskState  # the sub-question's run (its question, rounds): they go into the decision
     chosen: Round | None
     answer: str
     cited: list[Candidate]
@@ -45,7 +44,7 @@ class Dated:
         """Whether the answer is a date whose year a cited passage about whose date it is
         states: one whose title names them (a film's page gives the film's year, which
         the 1.5B gave as its director's birth)."""
-        date = parse_date(self.answer) if self.chosen is not None else None
+        date = parse_date(self.answer)
         if date is None:
             return False
         year = str(abs(date[0]))
@@ -56,6 +55,7 @@ class Dated:
 class Picked:
     """The option a comparison chose and the dates it was chosen by."""
 
+    asks: Comparison
     winner: str
     dated: list[Dated]
 
@@ -78,8 +78,7 @@ def compare(state: AskState, asks: Comparison, ask_date: AskDate) -> Picked | No
     else the sub-questions' rounds, renumbered, become the question's."""
     dated: list[Dated] = []
     for option in asks.options:
-        question = asks.question(option)
-        dated.append(Dated(option, question, *ask_date(question)))
+        dated.append(Dated(option, *ask_date(asks.question(option))))
         if not dated[-1].stated:
             return None  # the other option's date cannot decide alone
     winner = pick(asks, (dated[0].answer, dated[1].answer))
@@ -87,7 +86,7 @@ def compare(state: AskState, asks: Comparison, ask_date: AskDate) -> Picked | No
         return None
     for d in dated:
         fold(state, d.state)
-    return Picked(winner, dated)
+    return Picked(asks, winner, dated)
 
 
 def fold(state: AskState, sub: AskState) -> None:
@@ -105,10 +104,10 @@ def fold(state: AskState, sub: AskState) -> None:
     state.llm_ms += sub.llm_ms
 
 
-def statements(asks: Comparison, picked: Picked) -> list[Statement]:
+def statements(picked: Picked) -> list[Statement]:
     """The full answer: each option's date on the passages it was read from, then the
     comparison that decides."""
-    said = []
+    asks, said = picked.asks, []
     for d in picked.dated:
         subject = asks.subject(d.option)
         event = {"born": "was born", "died": "died"}.get(asks.event, f"was {asks.event}")
