@@ -49,7 +49,7 @@ from graphmind.ask.options import (
 from graphmind.ask.policies import POLICIES, Answered
 from graphmind.ask.prompts import prompt_version
 from graphmind.ask.retrievers import RETRIEVERS
-from graphmind.ask.rules.compare import comparison
+from graphmind.ask.rules.alike import two_options
 from graphmind.ask.rules.evidence import SUPPORTING
 from graphmind.ask.rules.hops import bridge_hop, first_hop, owned_hop
 from graphmind.ask.rules.question import TEMPORAL, off_kind, question_entities, restates_question
@@ -63,7 +63,7 @@ from graphmind.ask.rules.text import (
     states,
 )
 from graphmind.ask.state import AskState, Tools
-from graphmind.ask.steps.compare import Picked, compare, statements
+from graphmind.ask.steps.compare import Picked, compare, one_country, statements
 from graphmind.ask.steps.expand import evolve
 from graphmind.ask.steps.explain import explain
 from graphmind.ask.steps.gather import next_queries, retrieve, start
@@ -162,8 +162,17 @@ class AskLoop:
         elif self.options.mode == "judged":
             self.remember(state, 1, [state.question], *judged(tools, state), None)
         else:
-            asks = comparison(state.question) if self.options.compare else None
-            picked = compare(state, asks, lambda q: self.ask_date(tools, q)) if asks else None
+            asks = two_options(state.question) if self.options.compare else None
+            picked = (
+                compare(
+                    state,
+                    asks,
+                    lambda q, first: self.ask_one(tools, q, first),
+                    lambda a, b: one_country(tools, state, a, b),
+                )
+                if asks
+                else None
+            )
             if picked is not None:
                 return self.record(state, self.compared(state, picked, started, tokens_before))
             self.rounds(tools, state)
@@ -205,17 +214,15 @@ class AskLoop:
         decision.communities = found.communities
         return decision
 
-    def ask_date(
-        self, tools: Tools, question: str
+    def ask_one(
+        self, tools: Tools, question: str, first: str
     ) -> tuple[AskState, Round | None, str, list[Candidate]]:
-        """One option's date for a comparison: the loop's rounds on the question that asks
-        it, from its first hop when it has one ("What is the name of the director of A?"
-        before "When did the director of A die?": round 1's guess at the whole would be
-        checked by that hop anyway); its run, chosen round, answer and cited passages."""
+        """One option's date or country for a comparison: the loop's rounds on the
+        question that asks it, from its first hop when it has one; its run, chosen
+        round, answer and cited passages."""
         sub = start(tools, question)
-        hop = first_hop(question)
-        if hop:
-            sub.asking = sub.first = hop
+        if first:
+            sub.asking = sub.first = first
         sub.tokens_mark = self.llm.ledger.total().total_tokens
         self.rounds(tools, sub)
         return sub, *choose(sub.question, sub.rounds, sub.asked, sub.first)
@@ -223,9 +230,9 @@ class AskLoop:
     def compared(
         self, state: AskState, picked: Picked, started: float, tokens_before: int
     ) -> Decision:
-        """A comparison's decision: the option whose date wins, on the passages the two
-        dates were read from (INFERRABLE: together they decide), with the dates and the
-        comparison as the full answer."""
+        """A comparison's decision: the option that wins (or yes/no), on the passages the
+        options' answers were read from (INFERRABLE: together they decide), with those
+        answers and the comparison as the full answer."""
         last = state.rounds[-1]
         last.store_ms += state.pending_store_ms
         last.llm_ms += state.pending_llm_ms

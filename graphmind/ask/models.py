@@ -35,6 +35,12 @@ class Answer(BaseModel):
         return distinct_citations(value)
 
 
+class OneCountry(BaseModel):
+    """Whether two answers, written differently, name one country."""
+
+    same: bool = False
+
+
 MAX_SENTENCES = 4
 SENTENCE_CHARS = 400
 

@@ -36,7 +36,8 @@ class AskOptions:
     evolve_graph: bool = False  # extract triplets from cited chunks at question time
     record: bool = True  # write the decision back (off: a probe that leaves the memory as is)
     explain: bool = True  # the full answer beside the short one (one more call; off: --short)
-    # "Which came out first, A or B?": each option's date asked, the two compared in code
+    # "Which came out first, A or B?", "Are A and B from the same country?", "Who lived
+    # longer?": each option asked as a question of its own, the answers compared in code
     compare: bool = True
     scope: Scope = "auto"  # a broad question ("the main themes ...") from the communities
     broad_communities: int = 4  # communities a broad answer reads (one map call each)
@@ -50,6 +51,7 @@ class AskOptions:
 ANSWER_MAX_TOKENS = 96  # a short answer and a few passage numbers
 CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
 REFLECT_MAX_TOKENS = 192  # a flag, the next question, one fact, one query
+SAME_MAX_TOKENS = 16  # {"same": true}
 EXPLAIN_MAX_TOKENS = 320  # the full answer: up to four sentences with their citations
 VERDICT_TOKENS = 40  # one judged verdict, its reason at most JUDGED_REASON_CHARS
 # retrieval (``gather``): the fusion, and a next hop's passages about its bridge

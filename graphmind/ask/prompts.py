@@ -29,7 +29,7 @@ def prompt(name: str) -> str:
 def prompt_version() -> str:
     """A short hash of every prompt of the loop (recorded on the Agent node)."""
     digest = hashlib.sha256()
-    for name in ("judged", "answer", "check", "explain", "broad_map", "broad_reduce"):
+    for name in ("judged", "answer", "check", "explain", "same", "broad_map", "broad_reduce"):
         digest.update(prompt(name).encode("utf-8"))
     return digest.hexdigest()[:12]
 
@@ -149,6 +149,14 @@ def check_messages(
     if temporal:
         check += "\nThe question is about time: a date counts only when a passage states it."
     return next_turn(asked, answer, check)
+
+
+def same_messages(first: str, second: str) -> list[dict[str, str]]:
+    """Whether two answers name one country ("Italy", "Italian")."""
+    return [
+        {"role": "system", "content": prompt("same")},
+        {"role": "user", "content": f"First: {first}\nSecond: {second}"},
+    ]
 
 
 def reflect_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:

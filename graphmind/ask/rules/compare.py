@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from graphmind.ask.rules.hops import OWNED_PEOPLE
+from graphmind.ask.rules.hops import OWNED_PEOPLE, first_hop
 
 Direction = Literal["earlier", "later"]
 
@@ -100,6 +100,13 @@ class Comparison:
         """Whose date is asked: the option, or its relation ("the director of A")."""
         return f"the {self.relation} of {option}" if self.relation else option
 
+    def questions(self, option: str) -> list[tuple[str, str]]:
+        """The one question that asks an option's date, and its first hop ("What is the
+        name of the director of A?" before "When did the director of A die?": round 1's
+        guess at the whole would be checked by that hop anyway)."""
+        question = self.question(option)
+        return [(question, first_hop(question))]
+
     def question(self, option: str) -> str:
         """The question that asks one option's date (a title's own "?" left out: "When did
         the director of What's Your Husband Doing die?")."""
@@ -115,7 +122,7 @@ def comparison(question: str) -> Comparison | None:
     """The date comparison a question asks between two named options, or None when it
     asks something else (a yes/no question, "more directors", "lived longer")."""
     text = " ".join(question.split())
-    options = _options(text)
+    options = options_of(text)
     if options is None:
         return None
     head = text
@@ -151,14 +158,16 @@ def comparison(question: str) -> Comparison | None:
     )
 
 
-def _options(text: str) -> tuple[str, str] | None:
-    """The two options a question offers, as written."""
+def options_of(text: str, word: re.Pattern[str] | None = None) -> tuple[str, str] | None:
+    """The two options a question offers, as written: "Was A or B ...", "... out of A
+    and B?", or "..., A or B?" after the first comma that follows ``word`` (the
+    comparison's earlier/later by default)."""
     for pattern in (_LEADING, _AMONG):
         found = pattern.search(text)
         if found:
             return _pair(found.group("a"), found.group("b"))
-    word = _DIRECTION.search(text)
-    comma = text.find(",", word.end()) if word else -1
+    found = (word or _DIRECTION).search(text)
+    comma = text.find(",", found.end()) if found else -1
     if comma < 0:
         return None
     parts = _OR.split(text[comma + 1 :].strip())

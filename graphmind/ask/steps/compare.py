@@ -1,12 +1,15 @@
-"""Compare: a two-option date comparison answered by asking each option's date as a
-question of its own (the loop's rounds, graph walk and hops included) and comparing the
-two dates in code (``rules.compare``).
+"""Compare: a two-option comparison answered by asking each option a question of its own
+(the loop's rounds, graph walk and hops included) and deciding in code (``rules.compare``
+for dates, ``rules.alike`` for the same country and lifespans).
 
 "Which film has the director who died later, Majhli Didi or Dream of the Rhine?" asks
 "When did the director of Majhli Didi die?" and "When did the director of Dream of the
-Rhine die?"; 27 August 2006 is later than 1 August 1942, so Majhli Didi. The answer rests
-on the passages each date was read from; a date that no cited passage about its owner
-states, or two dates that cannot be told apart, leave the question to the loop as usual.
+Rhine die?"; 27 August 2006 is later than 1 August 1942, so Majhli Didi. "Are the
+directors of films A and B both from the same country?" asks "Which country is the
+director of A from?" for each; "Who lived longer, A or B?" asks when each was born and
+died. The answer rests on the passages each answer was read from; an answer that no cited
+passage about its owner states, or answers that do not decide, leave the question to the
+loop as usual.
 """
 
 from __future__ import annotations
@@ -14,16 +17,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from graphmind.ask.models import OneCountry
+from graphmind.ask.options import SAME_MAX_TOKENS
+from graphmind.ask.prompts import same_messages
+from graphmind.ask.rules.alike import NO, YES, Asks, Lifespan, SameCountry, alike, longer
 from graphmind.ask.rules.compare import Comparison, parse_date, pick
 from graphmind.ask.rules.evidence import says
 from graphmind.ask.rules.text import titled
-from graphmind.ask.state import AskState
+from graphmind.ask.state import AskState, Tools
 from graphmind.core.decision import Candidate, Round, Statement
 
 
 @dataclass
 class Dated:
-    """One option's date, as the loop answered the question that asks it."""
+    """One option's answer (a date, a country), as the loop answered the question that
+    asks it."""
 
     option: str
     state: AskState  # the sub-question's run (its question, rounds): they go into the decision
@@ -50,12 +58,23 @@ class Dated:
         year = str(abs(date[0]))
         return any(year in says(c) and titled(c.title, self.whose) for c in self.cited)
 
+    @property
+    def named(self) -> bool:
+        """Whether the answer is a short name (a country), not yes or no, read from a
+        cited passage about whose it is (a country is often written as its people's
+        adjective: "Italian", so the name itself need not be in it)."""
+        words = self.answer.split()
+        if not 0 < len(words) <= 5 or self.answer.lower().strip(" .") in (YES, NO):
+            return False
+        return any(titled(c.title, self.whose) for c in self.cited)
+
 
 @dataclass
 class Picked:
-    """The option a comparison chose and the dates it was chosen by."""
+    """What a comparison decided (an option, or yes/no) and the answers it was decided
+    by, in the options' order."""
 
-    asks: Comparison
+    asks: Asks
     winner: str
     dated: list[Dated]
 
@@ -68,25 +87,49 @@ class Picked:
         return list(seen.values())
 
 
-AskDate = Callable[[str], tuple[AskState, Round | None, str, list[Candidate]]]
+AskOne = Callable[[str, str], tuple[AskState, Round | None, str, list[Candidate]]]
+SameName = Callable[[str, str], bool]
 
 
-def compare(state: AskState, asks: Comparison, ask_date: AskDate) -> Picked | None:
-    """Ask each option's date (``ask_date`` runs the loop on a question and returns its
-    run, chosen round, answer and cited passages) and pick the option whose date wins.
-    None, and ``state`` untouched, when a date is not stated or the two do not decide;
-    else the sub-questions' rounds, renumbered, become the question's."""
+def compare(state: AskState, asks: Asks, ask: AskOne, same: SameName) -> Picked | None:
+    """Ask each option's questions (``ask`` runs the loop on a question from its first
+    hop, if any, and returns its run, chosen round, answer and cited passages) and
+    decide; ``same`` says whether two countries written differently are one ("Italy",
+    "Italian"). None, and ``state`` untouched, when an answer is not stated or the
+    answers do not decide; else the sub-questions' rounds, renumbered, become the
+    question's."""
     dated: list[Dated] = []
     for option in asks.options:
-        dated.append(Dated(option, *ask_date(asks.question(option))))
-        if not dated[-1].stated:
-            return None  # the other option's date cannot decide alone
-    winner = pick(asks, (dated[0].answer, dated[1].answer))
+        for question, first in asks.questions(option):
+            dated.append(Dated(option, *ask(question, first)))
+            if not (dated[-1].named if isinstance(asks, SameCountry) else dated[-1].stated):
+                return None  # the other option's answer cannot decide alone
+    winner = decide(asks, [d.answer for d in dated], same)
     if winner is None:
         return None
     for d in dated:
         fold(state, d.state)
     return Picked(asks, winner, dated)
+
+
+def decide(asks: Asks, answers: list[str], same: SameName) -> str | None:
+    """The comparison's answer from the options' answers, in order (for a lifespan: the
+    first option's birth and death, then the second's)."""
+    if isinstance(asks, Comparison):
+        return pick(asks, (answers[0], answers[1]))
+    if isinstance(asks, Lifespan):
+        return longer(asks, ((answers[0], answers[1]), (answers[2], answers[3])))
+    one = alike(answers[0], answers[1])
+    return YES if (same(answers[0], answers[1]) if one is None else one) else NO
+
+
+def one_country(tools: Tools, state: AskState, first: str, second: str) -> bool:
+    """The model's word on whether two countries, written differently, are one."""
+    with state.timed("llm"):
+        out = tools.llm.structured(
+            "same", same_messages(first, second), OneCountry, max_tokens=SAME_MAX_TOKENS
+        )
+    return out.same
 
 
 def fold(state: AskState, sub: AskState) -> None:
@@ -105,21 +148,42 @@ def fold(state: AskState, sub: AskState) -> None:
 
 
 def statements(picked: Picked) -> list[Statement]:
-    """The full answer: each option's date on the passages it was read from, then the
-    comparison that decides."""
-    asks, said = picked.asks, []
-    for d in picked.dated:
-        subject = asks.subject(d.option)
+    """The full answer: each option's answers on the passages they were read from, then
+    what decides."""
+    asks, dated = picked.asks, picked.dated
+    if isinstance(asks, SameCountry):
+        said = [Statement(asks.says(d.option, d.answer), ids(d.cited)) for d in dated]
+        first, second = (d.answer for d in dated)
+        kind = "the same country" if picked.winner == YES else "different countries"
+        verdict = f"{first} and {second} are {kind}, so the answer is {picked.winner}."
+        return [*said, Statement(verdict, ids(picked.cited()))]
+    if isinstance(asks, Lifespan):
+        said = [
+            Statement(
+                f"{_upper(b.option)} was born {b.answer} and died {d.answer}.",
+                ids(b.cited + d.cited),
+            )
+            for b, d in (dated[:2], dated[2:])
+        ]
+        lived = "longer" if asks.longer else "shorter"
+        verdict = f"{picked.winner} lived {lived}, so the answer is {picked.winner}."
+        return [*said, Statement(verdict, ids(picked.cited()))]
+    said = []
+    for d in dated:
         event = {"born": "was born", "died": "died"}.get(asks.event, f"was {asks.event}")
         said.append(
-            Statement(f"{subject[:1].upper()}{subject[1:]} {event} {d.answer}.", ids(d.cited))
+            Statement(f"{_upper(asks.subject(d.option))} {event} {d.answer}.", ids(d.cited))
         )
-    first, second = (d.answer for d in picked.dated)
+    first, second = (d.answer for d in dated)
     # the first date is the earlier one when it won an "earlier" question or lost a "later"
     earlier = (picked.winner == asks.options[0]) == (asks.direction == "earlier")
     verdict = f"{first} is {'earlier' if earlier else 'later'} than {second}"
     said.append(Statement(f"{verdict}, so the answer is {picked.winner}.", ids(picked.cited())))
     return said
+
+
+def _upper(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}"
 
 
 def ids(cited: list[Candidate]) -> list[str]:
