@@ -3,8 +3,8 @@ and deciding in code (``rules.compare`` does dates):
 
 * **Same country** (yes/no): "Are the directors of films A and B both from the same
   country?", "Were A and B of the same nationality?", "Are A and B located in the same
-  country?" ask "Which country is the director of A from?" for each option; the answer is
-  yes when the two countries are the same.
+  country?" ask "What nationality is the director of A?" (or "Which country is A located
+  in?") for each option; the answer is yes when the two name the same country.
 * **Lifespan**: "Who lived longer, A or B?" asks when each was born and died; the longer
   (or shorter) life wins, at the precision the four dates give.
 
