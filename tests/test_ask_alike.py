@@ -24,7 +24,7 @@ from graphmind.ask.rules.compare import Comparison
 from graphmind.core.decision import Sufficiency
 from graphmind.llm.base import Message
 from graphmind.memory.decisions import read_decision
-from helpers.ask import built, candidates_in, is_check, loop
+from helpers.ask import built, candidates_in, is_check, loop, titles_in
 
 
 @pytest.mark.parametrize(
@@ -285,3 +285,27 @@ def test_a_country_not_found_leaves_the_question_to_the_loop(
     decision = loop(store, tmp_path, answers(asked, []), k=5).ask(question)
     assert asked[0] == "Which country is Harbor Lights located in?"
     assert question in asked and decision.abstained
+
+
+def test_a_first_hop_reads_the_passages_on_the_title_not_its_disambiguator(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """ "(Film)" is no name of its own: the first hop on "Harbor Lights (Film)" reads the
+    passages that name Harbor Lights, not every passage that says "film" (a director's
+    biography among them, which the 1.5B named as the director)."""
+    store = built(open_store(), tmp_path, FILMS)
+    shown: dict[str, list[str]] = {}
+    respond = answers([], [])
+
+    def recording(messages: list[Message]) -> str:
+        if not is_check(messages) and "Question: " in messages[1]["content"]:
+            shown.setdefault(asked_question(messages), titles_in(messages))
+        return respond(messages)  # type: ignore[operator,no-any-return]
+
+    question = (
+        "Are the directors of films Harbor Lights (Film) and Cold Harbour from the same country?"
+    )
+    loop(store, tmp_path, recording, k=5).ask(question)
+    assert shown["Question: What is the name of the director of Harbor Lights (Film)?"] == [
+        "Harbor Lights"
+    ]

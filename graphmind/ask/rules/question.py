@@ -21,6 +21,16 @@ QUOTES = '"“”'
 _OPENERS = STOPWORDS  # words left out where they open a run of capitalised words
 
 
+_DISAMBIGUATOR = re.compile(r"\s*\([^()]*\)")
+
+
+def without_disambiguators(text: str) -> str:
+    """``text`` without Wikipedia's parenthesised disambiguators ("Excalibur (Film)",
+    "Chatterbox (1936 Film)"): what they hold is no name of its own (as a name, "Film"
+    picks every passage on a film, a film director's included)."""
+    return " ".join(_DISAMBIGUATOR.sub(" ", text).split())
+
+
 def question_entities(question: str) -> list[str]:
     """The names a question mentions: quoted titles and runs of capitalised words (the
     question word that opens the sentence left out)."""

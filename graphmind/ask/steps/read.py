@@ -7,7 +7,13 @@ from graphmind.ask.options import ANSWER_MAX_TOKENS
 from graphmind.ask.prompts import answer_messages, example_copied_messages, example_text, next_turn
 from graphmind.ask.rules.evidence import naming, recited, says
 from graphmind.ask.rules.hops import OWNER_TAIL
-from graphmind.ask.rules.question import TEMPORAL, off_kind, question_entities, restates_question
+from graphmind.ask.rules.question import (
+    TEMPORAL,
+    off_kind,
+    question_entities,
+    restates_question,
+    without_disambiguators,
+)
 from graphmind.ask.rules.text import copied
 from graphmind.ask.state import AskState, Conversation, Tools
 from graphmind.core.decision import Candidate
@@ -30,7 +36,8 @@ def read(
     if state.bridging:
         shown = naming(found, [last])
     elif state.hopping:  # the first hop: passages on what it names ("Anna Benson's")
-        shown = naming(found, [OWNER_TAIL.sub("", e) for e in question_entities(state.asking)])
+        named = question_entities(without_disambiguators(state.asking))
+        shown = naming(found, [OWNER_TAIL.sub("", e) for e in named])
     else:
         shown = found
     asked, reply = _answer(tools, state, shown, [] if state.hopping else cues)
