@@ -5,8 +5,8 @@ for dates, ``rules.alike`` for the same country and lifespans).
 "Which film has the director who died later, Majhli Didi or Dream of the Rhine?" asks
 "When did the director of Majhli Didi die?" and "When did the director of Dream of the
 Rhine die?"; 27 August 2006 is later than 1 August 1942, so Majhli Didi. "Are the
-directors of films A and B both from the same country?" asks "Which country is the
-director of A from?" for each; "Who lived longer, A or B?" asks when each was born and
+directors of films A and B both from the same country?" asks "What nationality is the
+director of A?" for each; "Who lived longer, A or B?" asks when each was born and
 died. The answer rests on the passages each answer was read from; an answer that no cited
 passage about its owner states, or answers that do not decide, leave the question to the
 loop as usual.
