@@ -19,6 +19,7 @@ from typing import Literal
 
 from graphmind.ask.rules.compare import Comparison, comparison, options_of, parse_date
 from graphmind.ask.rules.hops import FIRST_HOP, OWNED_PEOPLE
+from graphmind.ask.rules.text import capitalised
 from graphmind.core.scoring import normalize_answer
 
 YES, NO = "yes", "no"
@@ -83,7 +84,7 @@ class SameCountry:
         if self.where == "nationality":
             return f"The nationality of {subject} is {country}."
         where = "is located in" if self.where == "located" else "is from"
-        return f"{subject[:1].upper()}{subject[1:]} {where} {country}."
+        return f"{capitalised(subject)} {where} {country}."
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,6 @@ class Lifespan:
 
     options: tuple[str, str]
     longer: bool = True
-
-    def subject(self, option: str) -> str:
-        return option
 
     def questions(self, option: str) -> list[tuple[str, str]]:
         """When the option was born, then when they died (no first hop: the options are

@@ -112,3 +112,9 @@ def echoes(said: str, prompt_text: str, texts: list[str]) -> bool:
     none of the texts: a check's "missing" of "1950" or query "Ana Roth born in Graz",
     pieced from the worked examples."""
     return grounding(said, [prompt_text]) == 1.0 and grounding(said, texts) < 1.0
+
+
+def capitalised(text: str) -> str:
+    """``text`` with its first letter in upper case ("the director of A" opening a
+    sentence)."""
+    return f"{text[:1].upper()}{text[1:]}"

@@ -23,7 +23,7 @@ from graphmind.ask.prompts import same_messages
 from graphmind.ask.rules.alike import NO, YES, Asks, Lifespan, SameCountry, alike, longer
 from graphmind.ask.rules.compare import Comparison, parse_date, pick
 from graphmind.ask.rules.evidence import says
-from graphmind.ask.rules.text import titled
+from graphmind.ask.rules.text import capitalised, titled
 from graphmind.ask.state import AskState, Tools
 from graphmind.core.decision import Candidate, Round, Statement
 
@@ -160,7 +160,7 @@ def statements(picked: Picked) -> list[Statement]:
     if isinstance(asks, Lifespan):
         said = [
             Statement(
-                f"{_upper(b.option)} was born {b.answer} and died {d.answer}.",
+                f"{capitalised(b.option)} was born {b.answer} and died {d.answer}.",
                 ids(b.cited + d.cited),
             )
             for b, d in (dated[:2], dated[2:])
@@ -172,7 +172,7 @@ def statements(picked: Picked) -> list[Statement]:
     for d in dated:
         event = {"born": "was born", "died": "died"}.get(asks.event, f"was {asks.event}")
         said.append(
-            Statement(f"{_upper(asks.subject(d.option))} {event} {d.answer}.", ids(d.cited))
+            Statement(f"{capitalised(asks.subject(d.option))} {event} {d.answer}.", ids(d.cited))
         )
     first, second = (d.answer for d in dated)
     # the first date is the earlier one when it won an "earlier" question or lost a "later"
@@ -180,10 +180,6 @@ def statements(picked: Picked) -> list[Statement]:
     verdict = f"{first} is {'earlier' if earlier else 'later'} than {second}"
     said.append(Statement(f"{verdict}, so the answer is {picked.winner}.", ids(picked.cited())))
     return said
-
-
-def _upper(text: str) -> str:
-    return f"{text[:1].upper()}{text[1:]}"
 
 
 def ids(cited: list[Candidate]) -> list[str]:
