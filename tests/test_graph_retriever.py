@@ -10,10 +10,14 @@ import pytest
 
 from buildkit import HASH_SPEC, build, scripted_llm
 from conftest import StoreFactory
+from graphmind.ask.options import AskOptions
 from graphmind.ask.retrieve import candidates, first_round
 from graphmind.ask.retrievers import GRAPH_PPR, RETRIEVERS, VECTOR_CHUNK, Query, RetrieveOptions
 from graphmind.ask.retrievers.graph import graph_ranking
+from graphmind.ask.state import Tools
+from graphmind.ask.steps.gather import next_queries, retrieve, start
 from graphmind.communities.algorithms import weighted_personalized_pagerank
+from graphmind.core.decision import Judgement, Round
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.store.base import GraphStore, Projection
 
@@ -162,3 +166,21 @@ def test_a_passage_shows_its_typed_facts_not_its_co_occurrences(
     ids = [r["id"] for r in store.run_text("MATCH (c:Chunk) RETURN c.id AS id").records()]
     (candidate,) = candidates(store, [(ids[0], 1.0, [VECTOR_CHUNK])], max_triplets=6)
     assert candidate.triplets == [stated["is a drama directed"]]
+
+
+@pytest.mark.parametrize("first", ["graph", "vector"])
+def test_a_later_round_shows_the_follow_ups_walk_first_on_a_graph(
+    open_store: StoreFactory, tmp_path: Path, first: str
+) -> None:
+    """A next hop's round: its fresh passages are the follow-up's walk (``[ask] first``),
+    which holds the passage its nearest chunks miss; ``first = "vector"`` keeps them."""
+    store = _graph_store(open_store(), tmp_path)
+    options = AskOptions(record=False, first=first, follow_up=3)  # type: ignore[arg-type]
+    tools = Tools(store, HashingEmbedder(HASH_SPEC), scripted_llm(tmp_path / "c.sqlite"), options)
+    state = start(tools, "Which drama is Alpha Film?")
+    state.rounds.append(Round(1, [state.question], [], Judgement()))
+    state.asking = state.first = QUESTION  # the round after asks the hop
+    found = retrieve(tools, state, next_queries(state))
+    assert next_queries(state) == [state.question, QUESTION]
+    assert len(found) == 3  # nothing carried: the follow-up's first 3
+    assert (BRIDGE in [c.title for c in found]) == (first == "graph")

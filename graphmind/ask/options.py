@@ -29,7 +29,7 @@ class AskOptions:
     policy: PolicyName = "rules"
     k: int = 10  # passages round 1 shows first (naive's vector top-k, or the graph walk's)
     extra: int = 0  # round 1: more candidates from the other retrievers, after those k
-    first: FirstList = "graph"  # round 1's first k (measured best): see ``first_round``
+    first: FirstList = "graph"  # the list a round shows first (measured best): ``first_round``
     follow_up: int = 6  # later rounds: new candidates beside the cited ones
     context_tokens: int = 2500
     expand: bool = True

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from graphmind.ask.options import BRIDGE_PASSAGES, BRIDGE_POOL, FUSE_ALL
 from graphmind.ask.retrieve import candidates, first_round, fuse, rank_lists
-from graphmind.ask.retrievers import TEXT_CHUNK, VECTOR_CHUNK
+from graphmind.ask.retrievers import GRAPH_PPR, TEXT_CHUNK, VECTOR_CHUNK
 from graphmind.ask.rules.question import TEMPORAL
 from graphmind.ask.rules.text import titled
 from graphmind.ask.state import AskState, Tools
@@ -78,14 +78,9 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
             near = {h.id: h.similarity for h in hits}
             head = first_round(lists[0], list(near), state.k, tools.options.first)
             fused = _head_first(fused, [(c, near.get(c, 0.0)) for c in head])
-        else:  # the follow-up's own nearest passages first, even ones shown uncited
-            # before: they may hold the next hop, which the question's answer did not
-            hits = tools.store.vector_search("Chunk", vectors[-1], tools.options.follow_up)
-            nearest = [(h.id, h.similarity) for h in hits if h.id not in carried_ids]
-            if state.bridging:  # a next hop: the bridge's passages first
-                about = _about(tools, state.rounds[-1].judgement.draft_answer, carried_ids)
-                nearest = about + [n for n in nearest if n[0] not in dict(about)]
-            fused = _head_first(fused, nearest)
+        else:  # the follow-up's own passages first, even ones shown uncited before:
+            # they may hold the next hop, which the question's answer did not
+            fused = _head_first(fused, _follow_up(tools, state, queries[-1], vectors[-1]))
         state.fused.update(f[0] for f in fused)
         excluded = state.memory.exclude([f[0] for f in fused])
         fused = [f for f in fused if f[0] not in excluded]
@@ -101,6 +96,30 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
     for c in found:
         c.profile = profiles.get(c.id, "")
     return found
+
+
+def _follow_up(
+    tools: Tools, state: AskState, query: str, vector: list[float]
+) -> list[tuple[str, float]]:
+    """A later round's first passages: the follow-up's graph walk where the store has a
+    graph, alone or fused with its nearest chunks as round 1's list is (``[ask] first``;
+    on MuSiQue dev's later hops the walk held the hop's passage among its first 6 for 87%
+    of them, the bridge's passages then the nearest chunks for 80%); else the bridge's
+    passages (a next hop) then the follow-up's nearest chunks. Passages already used are
+    left out."""
+    carried = {c.id for c in state.used()}
+    hits = tools.store.vector_search("Chunk", vector, tools.options.follow_up)
+    nearest = [(h.id, h.similarity) for h in hits if h.id not in carried]
+    walk = [c for c in state.ranked[query].get(GRAPH_PPR, []) if c not in carried]
+    if walk and tools.options.first != "vector":
+        near = dict(nearest)
+        ids = [c for c, _ in nearest]
+        head = first_round({GRAPH_PPR: walk}, ids, tools.options.follow_up, tools.options.first)
+        return [(c, near.get(c, 0.0)) for c in head]
+    if state.bridging:  # a next hop: the bridge's passages first
+        about = _about(tools, state.rounds[-1].judgement.draft_answer, carried)
+        return about + [n for n in nearest if n[0] not in dict(about)]
+    return nearest
 
 
 def _about(tools: Tools, bridge: str, carried: set[str]) -> list[tuple[str, float]]:
