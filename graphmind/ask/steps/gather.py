@@ -80,7 +80,7 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
             fused = _head_first(fused, [(c, near.get(c, 0.0)) for c in head])
         else:  # the follow-up's own passages first, even ones shown uncited before:
             # they may hold the next hop, which the question's answer did not
-            fused = _head_first(fused, _follow_up(tools, state, queries[-1], vectors[-1]))
+            fused = _head_first(fused, follow_up_passages(tools, state, queries[-1], vectors[-1]))
         state.fused.update(f[0] for f in fused)
         excluded = state.memory.exclude([f[0] for f in fused])
         fused = [f for f in fused if f[0] not in excluded]
@@ -98,7 +98,7 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
     return found
 
 
-def _follow_up(
+def follow_up_passages(
     tools: Tools, state: AskState, query: str, vector: list[float]
 ) -> list[tuple[str, float]]:
     """A later round's first passages: the follow-up's graph walk where the store has a

@@ -1,0 +1,149 @@
+"""Recall of a later round's passages: which list finds the next hop's passage.
+
+MuSiQue's questions come with their decomposition: each hop's sub-question ("#1 >>
+capital", "Who is the spouse of #1?") and the passage that answers it. For every hop
+after the first, the sub-question with the earlier hops' answers filled in is asked as
+a later round's follow-up is, and the passages that round would show first are checked
+for the hop's passage (the earlier hops' passages count as already cited: they are not
+offered again). Compared: the order of ``[ask] first`` = ``vector`` (the bridge's
+passages, then the follow-up's nearest chunks: the order before the graph walk was
+used there), ``graph`` (the follow-up's walk, the default) and ``fused``. Recall@k per
+hop count, no LLM.
+
+    python scripts/bench_hops.py --questions DATA/musique/dev_subset/musique_dev_292.json \\
+        --store falkordb-lite://RUN/stores/base.db   # graphmind eval's --extract fast store
+    python scripts/bench_hops.py --questions FILE --limit 5 --build DIR   # their own passages
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, cast
+
+from graphmind.ask.options import AskOptions
+from graphmind.ask.retrieve import FirstList, candidates, rank_lists
+from graphmind.ask.state import Tools
+from graphmind.ask.steps.gather import follow_up_passages, start
+from graphmind.config import load_settings
+from graphmind.core.decision import Judgement, Round
+from graphmind.core.errors import GraphMindError
+from graphmind.eval.datasets import GoldPassage, is_gold
+from graphmind.factories import make_embedder, open_store
+from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+from graphmind.llm import LLM
+from graphmind.store.base import GraphStore
+
+ORDERS: tuple[FirstList, ...] = ("vector", "graph", "fused")
+KS = (2, 4, 6, 10)
+DEPTH = 20  # how deep each order is read before the earlier hops' passages are dropped
+
+
+def hop_query(text: str, answers: list[str]) -> str:
+    """A sub-question with the earlier answers in place of "#1"; the Wikidata form
+    "X >> capital" asked as "What is the capital of X?"."""
+    text = re.sub(r"#(\d+)", lambda m: answers[int(m.group(1)) - 1], text)
+    if " >> " in text:
+        subject, relation = text.split(" >> ", 1)
+        text = f"What is the {relation} of {subject}?"
+    return text
+
+
+def bridge_of(text: str, answers: list[str]) -> str:
+    """The earlier answer a sub-question goes on from (its last "#n")."""
+    refs = re.findall(r"#(\d+)", text)
+    return answers[int(refs[-1]) - 1] if refs else ""
+
+
+def measure(store: GraphStore, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recall@k of each order over every later hop of ``records``."""
+    settings = load_settings()
+    embedder = make_embedder(settings)
+    hits: dict[tuple[str, str], dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        steps = record["question_decomposition"]
+        answers = [s["answer"] for s in steps]
+        passages = [record["paragraphs"][s["paragraph_support_idx"]] for s in steps]
+        gold = [GoldPassage(p["title"], p["paragraph_text"]) for p in passages]
+        for n in range(1, len(steps)):
+            query = hop_query(steps[n]["question"], answers)
+            shown: dict[str, list[str]] = {}
+            for order in ORDERS:
+                options = AskOptions(record=False, first=order, follow_up=DEPTH)
+                tools = Tools(store, embedder, cast(LLM, None), options)
+                state = start(tools, record["question"])
+                bridge = Judgement(draft_answer=bridge_of(steps[n]["question"], answers))
+                state.rounds.append(Round(1, [state.question], [], bridge))
+                state.asking = query
+                vector = embedder.embed([query])[0]
+                state.ranked[query] = rank_lists(store, query, vector, options.retrieve)
+                shown[order] = [c for c, _ in follow_up_passages(tools, state, query, vector)]
+            ids = list(dict.fromkeys(c for ranking in shown.values() for c in ranking))
+            read = candidates(store, [(i, 0.0, []) for i in ids], 0)
+            text = {c.id: (c.title, c.text) for c in read}
+            for name, ranking in shown.items():
+                fresh = [c for c in ranking if not any(is_gold(*text[c], g) for g in gold[:n])]
+                for k in KS:
+                    found = any(is_gold(*text[c], gold[n]) for c in fresh[:k])
+                    for key in ((f"{len(steps)}hop", name), ("all", name)):
+                        hits[key][k].append(found)
+    table: dict[str, Any] = defaultdict(dict)
+    for (group, name), by_k in sorted(hits.items()):
+        row = {f"recall@{k}": round(sum(v) / len(v), 3) for k, v in sorted(by_k.items())}
+        table[group][name] = {"hops": len(by_k[KS[0]]), **row}
+    return dict(table)
+
+
+def build(folder: Path, records: list[dict[str, Any]]) -> str:
+    """The records' own passages built with ``--extract fast`` into a new embedded store."""
+    seen: dict[tuple[str, str], None] = {}
+    for record in records:
+        for p in record["paragraphs"]:
+            seen[(p["title"], p["paragraph_text"])] = None
+    folder.mkdir(parents=True, exist_ok=True)
+    corpus = folder / "corpus.json"
+    docs = [{"title": title, "text": text} for title, text in seen]
+    corpus.write_text(json.dumps(docs, ensure_ascii=False), encoding="utf-8")
+    uri = f"falkordb-lite://{(folder / 'graph.db').resolve()}"
+    settings = load_settings(store=uri)
+    embedder = make_embedder(settings)
+    with open_store(settings) as store:
+        BuildPipeline(store, embedder, None, BuildOptions(extract="fast")).run([str(corpus)])
+    return uri
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--questions", type=Path, required=True, help="a MuSiQue question file")
+    parser.add_argument("--limit", type=int, help="the first N answerable questions")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--store", help="a store the questions' corpus is built into")
+    where.add_argument("--build", type=Path, help="build the questions' passages into DIR")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args()
+    try:
+        records = [r for r in json.loads(args.questions.read_text()) if r.get("answerable", True)]
+        records = records[: args.limit]
+        uri = build(args.build, records) if args.build else args.store
+        with open_store(load_settings(store=uri), ensure_schema=False) as store:
+            recall = measure(store, records)
+    except (GraphMindError, OSError, ValueError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"store": uri, "questions": len(records), "recall": recall}, indent=2))
+        return 0
+    print(f"{len(records)} questions, store {uri}")
+    for group, orders in recall.items():
+        for order, row in orders.items():
+            cells = "  ".join(f"@{k} {row[f'recall@{k}']:.3f}" for k in KS)
+            print(f"{group:5s} {order:7s} {row['hops']:4d} hops  {cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
