@@ -13,6 +13,7 @@ hop count, no LLM.
     python scripts/bench_hops.py --questions DATA/musique/dev_subset/musique_dev_292.json \\
         --store falkordb-lite://RUN/stores/base.db   # graphmind eval's --extract fast store
     python scripts/bench_hops.py --questions FILE --limit 5 --build DIR   # their own passages
+        [--store bolt://HOST:PORT]                                      # built into Neo4j
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from graphmind.factories import make_embedder, open_store
 from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
 from graphmind.llm import LLM
 from graphmind.store.base import GraphStore
+from scripts.benchkit import spread
 
 ORDERS: tuple[FirstList, ...] = ("vector", "graph", "fused")
 KS = (2, 4, 6, 10)
@@ -98,8 +100,9 @@ def measure(store: GraphStore, records: list[dict[str, Any]]) -> dict[str, Any]:
     return dict(table)
 
 
-def build(folder: Path, records: list[dict[str, Any]]) -> str:
-    """The records' own passages built with ``--extract fast`` into a new embedded store."""
+def build(folder: Path, records: list[dict[str, Any]], store: str | None) -> str:
+    """The records' own passages built with ``--extract fast`` into ``store``, else into a
+    new embedded store in ``folder``."""
     seen: dict[tuple[str, str], None] = {}
     for record in records:
         for p in record["paragraphs"]:
@@ -108,28 +111,31 @@ def build(folder: Path, records: list[dict[str, Any]]) -> str:
     corpus = folder / "corpus.json"
     docs = [{"title": title, "text": text} for title, text in seen]
     corpus.write_text(json.dumps(docs, ensure_ascii=False), encoding="utf-8")
-    uri = f"falkordb-lite://{(folder / 'graph.db').resolve()}"
+    uri = store or f"falkordb-lite://{(folder / 'graph.db').resolve()}"
     settings = load_settings(store=uri)
     embedder = make_embedder(settings)
-    with open_store(settings) as store:
-        BuildPipeline(store, embedder, None, BuildOptions(extract="fast")).run([str(corpus)])
+    with open_store(settings) as target:
+        BuildPipeline(target, embedder, None, BuildOptions(extract="fast")).run([str(corpus)])
     return uri
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=Path, required=True, help="a MuSiQue question file")
-    parser.add_argument("--limit", type=int, help="the first N answerable questions")
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--store", help="a store the questions' corpus is built into")
-    where.add_argument("--build", type=Path, help="build the questions' passages into DIR")
+    parser.add_argument("--limit", type=int, help="N answerable questions, spread over the file")
+    parser.add_argument("--store", help="a store the questions' corpus is built into")
+    parser.add_argument(
+        "--build", type=Path, help="build the questions' passages (into --store, else into DIR)"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
     try:
         records = [r for r in json.loads(args.questions.read_text()) if r.get("answerable", True)]
-        records = records[: args.limit]
-        uri = build(args.build, records) if args.build else args.store
-        with open_store(load_settings(store=uri), ensure_schema=False) as store:
+        records = spread(records, args.limit)
+        if not (args.store or args.build):
+            raise GraphMindError("name a built store (--store) or where to build (--build)")
+        uri = build(args.build, records, args.store) if args.build else args.store
+        with open_store(load_settings(store=uri)) as store:  # waits for its indexes
             recall = measure(store, records)
     except (GraphMindError, OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
