@@ -1,14 +1,15 @@
 """Recall of a later round's passages: which list finds the next hop's passage.
 
 MuSiQue's questions come with their decomposition: each hop's sub-question ("#1 >>
-capital", "Who is the spouse of #1?") and the passage that answers it. For every hop
+capital", "Who is the spouse of #1?") and the passage that answers it; 2Wiki's with their
+facts, where a fact whose subject an earlier fact named is a later hop. For every hop
 after the first, the sub-question with the earlier hops' answers filled in is asked as
 a later round's follow-up is, and the passages that round would show first are checked
 for the hop's passage (the earlier hops' passages count as already cited: they are not
 offered again). Compared: the order of ``[ask] first`` = ``vector`` (the bridge's
 passages, then the follow-up's nearest chunks: the order before the graph walk was
 used there), ``graph`` (the follow-up's walk, the default) and ``fused``. Recall@k per
-hop count, no LLM.
+hop count (MuSiQue) or question type (2Wiki), no LLM.
 
     python scripts/bench_hops.py --questions DATA/musique/dev_subset/musique_dev_292.json \\
         --store falkordb-lite://RUN/stores/base.db   # graphmind eval's --extract fast store
@@ -23,6 +24,7 @@ import json
 import re
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -33,6 +35,7 @@ from graphmind.ask.steps.gather import follow_up_passages, start
 from graphmind.config import load_settings
 from graphmind.core.decision import Judgement, Round
 from graphmind.core.errors import GraphMindError
+from graphmind.embed import Embedder
 from graphmind.eval.datasets import GoldPassage, is_gold
 from graphmind.factories import make_embedder, open_store
 from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
@@ -43,6 +46,19 @@ from scripts.benchkit import spread
 ORDERS: tuple[FirstList, ...] = ("vector", "graph", "fused")
 KS = (2, 4, 6, 10)
 DEPTH = 20  # how deep each order is read before the earlier hops' passages are dropped
+
+
+@dataclass
+class Hop:
+    """A later hop: its sub-question with the earlier answers filled in, the answer it
+    goes on from, its passage and the earlier hops' passages."""
+
+    group: str  # MuSiQue's hop count, 2Wiki's question type
+    question: str
+    query: str
+    bridge: str
+    gold: GoldPassage
+    earlier: list[GoldPassage]
 
 
 def hop_query(text: str, answers: list[str]) -> str:
@@ -61,38 +77,84 @@ def bridge_of(text: str, answers: list[str]) -> str:
     return answers[int(refs[-1]) - 1] if refs else ""
 
 
+def musique_hops(record: dict[str, Any]) -> list[Hop]:
+    """A MuSiQue question's hops after the first, from its decomposition."""
+    steps = record["question_decomposition"]
+    answers = [s["answer"] for s in steps]
+    passages = [record["paragraphs"][s["paragraph_support_idx"]] for s in steps]
+    gold = [GoldPassage(p["title"], p["paragraph_text"]) for p in passages]
+    return [
+        Hop(
+            f"{len(steps)}hop",
+            record["question"],
+            hop_query(steps[n]["question"], answers),
+            bridge_of(steps[n]["question"], answers),
+            gold[n],
+            gold[:n],
+        )
+        for n in range(1, len(steps))
+    ]
+
+
+def twowiki_hops(record: dict[str, Any]) -> list[Hop]:
+    """A 2Wiki question's hops after the first, from its evidence triples: a fact whose
+    subject is an earlier fact's object ("Free Guy, director, Shawn Levy" then "Shawn
+    Levy, date of birth, ...") is asked as "What is the date of birth of Shawn Levy?"
+    over the passage titled with its subject."""
+    pages = {title.lower(): (title, " ".join(sentences)) for title, sentences in record["context"]}
+    hops = []
+    for subject, relation, _ in record["evidences"]:
+        before = [s for s, _, o in record["evidences"] if o == subject]
+        page, earlier = pages.get(subject.lower()), [pages.get(s.lower()) for s in before]
+        if page is None or not earlier or None in earlier:
+            continue
+        query = f"What is the {relation} of {subject}?"
+        known = [GoldPassage(*e) for e in earlier if e is not None]
+        hops.append(
+            Hop(record["type"], record["question"], query, subject, GoldPassage(*page), known)
+        )
+    return hops
+
+
+def hops_of(record: dict[str, Any]) -> list[Hop]:
+    """The later hops of a MuSiQue or a 2Wiki question."""
+    return musique_hops(record) if "question_decomposition" in record else twowiki_hops(record)
+
+
+def passages_of(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """A question's own passages (its gold ones and its distractors), as (title, text)."""
+    if "paragraphs" in record:
+        return [(p["title"], p["paragraph_text"]) for p in record["paragraphs"]]
+    return [(title, " ".join(sentences)) for title, sentences in record["context"]]
+
+
+def shown(store: GraphStore, embedder: Embedder, hop: Hop, order: FirstList) -> list[str]:
+    """The passages a later round asking ``hop`` shows first in ``order``."""
+    options = AskOptions(record=False, first=order, follow_up=DEPTH)
+    tools = Tools(store, embedder, cast(LLM, None), options)
+    state = start(tools, hop.question)
+    state.rounds.append(Round(1, [state.question], [], Judgement(draft_answer=hop.bridge)))
+    state.asking = hop.query
+    vector = embedder.embed([hop.query])[0]
+    state.ranked[hop.query] = rank_lists(store, hop.query, vector, options.retrieve)
+    return [c for c, _ in follow_up_passages(tools, state, hop.query, vector)]
+
+
 def measure(store: GraphStore, records: list[dict[str, Any]]) -> dict[str, Any]:
     """Recall@k of each order over every later hop of ``records``."""
-    settings = load_settings()
-    embedder = make_embedder(settings)
+    embedder = make_embedder(load_settings())
     hits: dict[tuple[str, str], dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for record in records:
-        steps = record["question_decomposition"]
-        answers = [s["answer"] for s in steps]
-        passages = [record["paragraphs"][s["paragraph_support_idx"]] for s in steps]
-        gold = [GoldPassage(p["title"], p["paragraph_text"]) for p in passages]
-        for n in range(1, len(steps)):
-            query = hop_query(steps[n]["question"], answers)
-            shown: dict[str, list[str]] = {}
-            for order in ORDERS:
-                options = AskOptions(record=False, first=order, follow_up=DEPTH)
-                tools = Tools(store, embedder, cast(LLM, None), options)
-                state = start(tools, record["question"])
-                bridge = Judgement(draft_answer=bridge_of(steps[n]["question"], answers))
-                state.rounds.append(Round(1, [state.question], [], bridge))
-                state.asking = query
-                vector = embedder.embed([query])[0]
-                state.ranked[query] = rank_lists(store, query, vector, options.retrieve)
-                shown[order] = [c for c, _ in follow_up_passages(tools, state, query, vector)]
-            ids = list(dict.fromkeys(c for ranking in shown.values() for c in ranking))
-            read = candidates(store, [(i, 0.0, []) for i in ids], 0)
-            text = {c.id: (c.title, c.text) for c in read}
-            for name, ranking in shown.items():
-                fresh = [c for c in ranking if not any(is_gold(*text[c], g) for g in gold[:n])]
-                for k in KS:
-                    found = any(is_gold(*text[c], gold[n]) for c in fresh[:k])
-                    for key in ((f"{len(steps)}hop", name), ("all", name)):
-                        hits[key][k].append(found)
+    for hop in (h for record in records for h in hops_of(record)):
+        lists = {order: shown(store, embedder, hop, order) for order in ORDERS}
+        ids = list(dict.fromkeys(c for ranking in lists.values() for c in ranking))
+        read = candidates(store, [(i, 0.0, []) for i in ids], 0)
+        text = {c.id: (c.title, c.text) for c in read}
+        for order, ranking in lists.items():
+            fresh = [c for c in ranking if not any(is_gold(*text[c], g) for g in hop.earlier)]
+            for k in KS:
+                found = any(is_gold(*text[c], hop.gold) for c in fresh[:k])
+                for key in ((hop.group, order), ("all", order)):
+                    hits[key][k].append(found)
     table: dict[str, Any] = defaultdict(dict)
     for (group, name), by_k in sorted(hits.items()):
         row = {f"recall@{k}": round(sum(v) / len(v), 3) for k, v in sorted(by_k.items())}
@@ -103,10 +165,7 @@ def measure(store: GraphStore, records: list[dict[str, Any]]) -> dict[str, Any]:
 def build(folder: Path, records: list[dict[str, Any]], store: str | None) -> str:
     """The records' own passages built with ``--extract fast`` into ``store``, else into a
     new embedded store in ``folder``."""
-    seen: dict[tuple[str, str], None] = {}
-    for record in records:
-        for p in record["paragraphs"]:
-            seen[(p["title"], p["paragraph_text"])] = None
+    seen = dict.fromkeys(p for record in records for p in passages_of(record))
     folder.mkdir(parents=True, exist_ok=True)
     corpus = folder / "corpus.json"
     docs = [{"title": title, "text": text} for title, text in seen]
@@ -121,7 +180,7 @@ def build(folder: Path, records: list[dict[str, Any]], store: str | None) -> str
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", type=Path, required=True, help="a MuSiQue question file")
+    parser.add_argument("--questions", type=Path, required=True, help="a MuSiQue or 2Wiki file")
     parser.add_argument("--limit", type=int, help="N answerable questions, spread over the file")
     parser.add_argument("--store", help="a store the questions' corpus is built into")
     parser.add_argument(

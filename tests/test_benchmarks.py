@@ -234,3 +234,31 @@ def test_bench_hops_checks_each_later_hop_in_every_order(tmp_path: Path) -> None
     assert counts["all"] == {sum(n for g, (n,) in counts.items() if g != "all")} != {0}
     for row in orders.values():
         assert 0 <= row["recall@2"] <= row["recall@6"] <= row["recall@10"] <= 1
+
+
+def test_bench_hops_reads_2wikis_chained_facts_as_hops() -> None:
+    """A fact whose subject an earlier fact named is a later hop, asked over the passage
+    titled with that subject (matched without case: "Payment On Demand")."""
+    from scripts.bench_hops import twowiki_hops
+
+    record = {
+        "type": "bridge_comparison",
+        "question": "Which film has the director died earlier, Payment On Demand or X?",
+        "context": [
+            ["Payment On Demand", ["Payment on Demand is a film", "by Curtis Bernhardt."]],
+            ["Curtis Bernhardt", ["Curtis Bernhardt died on 22 February 1981."]],
+            ["X", ["X is a film."]],
+        ],
+        "evidences": [
+            ["Payment on Demand", "director", "Curtis Bernhardt"],
+            ["Curtis Bernhardt", "date of death", "22 February 1981"],
+            ["X", "director", "Nobody Here"],  # no passage names the director: no hop
+            ["Nobody Here", "date of death", "1 May 1950"],
+        ],
+    }
+    (hop,) = twowiki_hops(record)
+    assert hop.query == "What is the date of death of Curtis Bernhardt?"
+    assert hop.bridge == "Curtis Bernhardt" and hop.group == "bridge_comparison"
+    assert hop.gold.title == "Curtis Bernhardt"
+    assert [g.title for g in hop.earlier] == ["Payment On Demand"]
+    assert hop.earlier[0].text == "Payment on Demand is a film by Curtis Bernhardt."
