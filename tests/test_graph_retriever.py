@@ -17,7 +17,7 @@ from graphmind.ask.retrievers.graph import graph_ranking
 from graphmind.ask.state import Tools
 from graphmind.ask.steps.gather import next_queries, retrieve, start
 from graphmind.communities.algorithms import weighted_personalized_pagerank
-from graphmind.core.decision import Judgement, Round
+from graphmind.core.decision import Candidate, Judgement, Round, Verdict
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.store.base import GraphStore, Projection
 
@@ -178,9 +178,19 @@ def test_a_later_round_shows_the_follow_ups_walk_first_on_a_graph(
     options = AskOptions(record=False, first=first, follow_up=3)  # type: ignore[arg-type]
     tools = Tools(store, HashingEmbedder(HASH_SPEC), scripted_llm(tmp_path / "c.sqlite"), options)
     state = start(tools, "Which drama is Alpha Film?")
-    state.rounds.append(Round(1, [state.question], [], Judgement()))
+    (bridge,) = [c for c in _passages(store) if c.title == BRIDGE]
+    rejected = Judgement(verdicts=[Verdict(ref=1, verdict="rejected")])
+    state.rounds.append(Round(1, [state.question], [bridge], rejected))  # shown, not cited
     state.asking = state.first = QUESTION  # the round after asks the hop
     found = retrieve(tools, state, next_queries(state))
     assert next_queries(state) == [state.question, QUESTION]
     assert len(found) == 3  # nothing carried: the follow-up's first 3
-    assert (BRIDGE in [c.title for c in found]) == (first == "graph")
+    shown = {c.title: c for c in found}
+    assert (BRIDGE in shown) == (first == "graph")
+    if first == "graph":  # shown again, under the list that found it
+        assert GRAPH_PPR in shown[BRIDGE].sources
+
+
+def _passages(store: GraphStore) -> list[Candidate]:
+    ids = [r["id"] for r in store.run_text("MATCH (c:Chunk) RETURN c.id AS id").records()]
+    return candidates(store, [(i, 0.0, []) for i in ids], 0)

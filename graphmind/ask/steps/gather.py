@@ -71,16 +71,18 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
         carried_ids = {c.id for c in carried}
         exclude = state.rejected() | carried_ids
         width = state.k + tools.options.extra
-        fused = [f for f in fuse(lists, FUSE_ALL) if f[0] not in exclude]
+        every = fuse(lists, FUSE_ALL)
+        fused = [f for f in every if f[0] not in exclude]
         if not state.rounds:  # the list that measures best first (naive's top-k
             # when the store has no graph: round 1 then sends naive's prompt)
             hits = tools.store.vector_search("Chunk", vectors[0], state.k)
             near = {h.id: h.similarity for h in hits}
             head = first_round(lists[0], list(near), state.k, tools.options.first)
-            fused = _head_first(fused, [(c, near.get(c, 0.0)) for c in head])
+            fused = _head_first(fused, [(c, near.get(c, 0.0)) for c in head], every)
         else:  # the follow-up's own passages first, even ones shown uncited before:
             # they may hold the next hop, which the question's answer did not
-            fused = _head_first(fused, follow_up_passages(tools, state, queries[-1], vectors[-1]))
+            ahead = follow_up_passages(tools, state, queries[-1], vectors[-1])
+            fused = _head_first(fused, ahead, every)
         state.fused.update(f[0] for f in fused)
         excluded = state.memory.exclude([f[0] for f in fused])
         fused = [f for f in fused if f[0] not in excluded]
@@ -134,12 +136,15 @@ def _about(tools: Tools, bridge: str, carried: set[str]) -> list[tuple[str, floa
 
 
 def _head_first(
-    fused: list[tuple[str, float, list[str]]], head: list[tuple[str, float]]
+    fused: list[tuple[str, float, list[str]]],
+    head: list[tuple[str, float]],
+    every: list[tuple[str, float, list[str]]],
 ) -> list[tuple[str, float, list[str]]]:
     """The fused list with ``head`` first, in its order: round 1's first list (naive's
     vector hits on a store without a graph, so round 1 then sends naive's prompt), or a
-    later round's nearest passages."""
-    by_id = {f[0]: f for f in fused}
+    later round's first passages. A head passage left out of ``fused`` (shown before and
+    not cited) keeps the lists that found it, from ``every`` (the fusion before that)."""
+    by_id = {f[0]: f for f in every}
     first = [by_id.get(c, (c, score, [VECTOR_CHUNK])) for c, score in head]
     ids = {c for c, _ in head}
     return first + [f for f in fused if f[0] not in ids]
