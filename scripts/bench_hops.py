@@ -137,7 +137,8 @@ def shown(store: GraphStore, embedder: Embedder, hop: Hop, order: FirstList) -> 
     state.asking = hop.query
     vector = embedder.embed([hop.query])[0]
     state.ranked[hop.query] = rank_lists(store, hop.query, vector, options.retrieve)
-    return [c for c, _ in follow_up_passages(tools, state, hop.query, vector)]
+    ahead = follow_up_passages(tools, state, hop.query, vector, set())  # measure() drops them
+    return [c for c, _ in ahead]
 
 
 def measure(store: GraphStore, records: list[dict[str, Any]]) -> dict[str, Any]:

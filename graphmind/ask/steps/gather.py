@@ -81,7 +81,7 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
             fused = _head_first(fused, [(c, near.get(c, 0.0)) for c in head], every)
         else:  # the follow-up's own passages first, even ones shown uncited before:
             # they may hold the next hop, which the question's answer did not
-            ahead = follow_up_passages(tools, state, queries[-1], vectors[-1])
+            ahead = follow_up_passages(tools, state, queries[-1], vectors[-1], carried_ids)
             fused = _head_first(fused, ahead, every)
         state.fused.update(f[0] for f in fused)
         excluded = state.memory.exclude([f[0] for f in fused])
@@ -101,15 +101,14 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
 
 
 def follow_up_passages(
-    tools: Tools, state: AskState, query: str, vector: list[float]
+    tools: Tools, state: AskState, query: str, vector: list[float], carried: set[str]
 ) -> list[tuple[str, float]]:
     """A later round's first passages: the follow-up's graph walk where the store has a
     graph, alone or fused with its nearest chunks as round 1's list is (``[ask] first``;
     on MuSiQue dev's later hops the walk held the hop's passage among its first 6 for 87%
     of them, the bridge's passages then the nearest chunks for 80%); else the bridge's
-    passages (a next hop) then the follow-up's nearest chunks. Passages already used are
-    left out."""
-    carried = {c.id for c in state.used()}
+    passages (a next hop) then the follow-up's nearest chunks. The passages ``carried``
+    (already used) are left out."""
     hits = tools.store.vector_search("Chunk", vector, tools.options.follow_up)
     nearest = [(h.id, h.similarity) for h in hits if h.id not in carried]
     walk = [c for c in state.ranked[query].get(GRAPH_PPR, []) if c not in carried]
