@@ -138,7 +138,7 @@ def shown(store: GraphStore, embedder: Embedder, hop: Hop, order: FirstList) -> 
     vector = embedder.embed([hop.query])[0]
     state.ranked[hop.query] = rank_lists(store, hop.query, vector, options.retrieve)
     ahead = follow_up_passages(tools, state, hop.query, vector, set())  # measure() drops them
-    return [c for c, _ in ahead]
+    return [c for c, _, _ in ahead]
 
 
 def measure(store: GraphStore, records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -11,11 +11,18 @@ import pytest
 from buildkit import HASH_SPEC, build, scripted_llm
 from conftest import StoreFactory
 from graphmind.ask.options import AskOptions
-from graphmind.ask.retrieve import candidates, first_round
-from graphmind.ask.retrievers import GRAPH_PPR, RETRIEVERS, VECTOR_CHUNK, Query, RetrieveOptions
+from graphmind.ask.retrieve import candidates, first_round, rank_lists
+from graphmind.ask.retrievers import (
+    GRAPH_PPR,
+    RETRIEVERS,
+    TEXT_CHUNK,
+    VECTOR_CHUNK,
+    Query,
+    RetrieveOptions,
+)
 from graphmind.ask.retrievers.graph import graph_ranking
 from graphmind.ask.state import Tools
-from graphmind.ask.steps.gather import next_queries, retrieve, start
+from graphmind.ask.steps.gather import follow_up_passages, next_queries, retrieve, start
 from graphmind.communities.algorithms import weighted_personalized_pagerank
 from graphmind.core.decision import Candidate, Judgement, Round, Verdict
 from graphmind.embed.hashing import HashingEmbedder
@@ -189,6 +196,28 @@ def test_a_later_round_shows_the_follow_ups_walk_first_on_a_graph(
     assert (BRIDGE in shown) == (first == "graph")
     if first == "graph":  # shown again, under the list that found it
         assert GRAPH_PPR in shown[BRIDGE].sources
+
+
+def test_a_next_hops_passages_name_the_list_that_found_them(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """With ``first = "vector"`` a next hop shows the bridge's passage by full text, then
+    the follow-up's nearest chunks; each names its own list (the bridge's passage was
+    labelled a vector hit, which RETRIEVED_VIA and the planner's counts then read)."""
+    store = _graph_store(open_store(), tmp_path)
+    options = AskOptions(record=False, first="vector", follow_up=3)
+    tools = Tools(store, HashingEmbedder(HASH_SPEC), scripted_llm(tmp_path / "c.sqlite"), options)
+    state = start(tools, QUESTION)
+    state.rounds.append(Round(1, [QUESTION], [], Judgement(draft_answer=BRIDGE)))
+    state.first, state.asking = QUESTION, f"Who did {BRIDGE} marry?"
+    assert state.bridging
+    (vector,) = tools.embedder.embed([state.asking])
+    state.ranked[state.asking] = rank_lists(store, state.asking, vector, options.retrieve)
+    ahead = follow_up_passages(tools, state, state.asking, vector, set())
+    titles = {c.id: c.title for c in _passages(store)}
+    assert (titles[ahead[0][0]], ahead[0][2]) == (BRIDGE, TEXT_CHUNK)
+    assert {source for _, _, source in ahead[1:]} == {VECTOR_CHUNK}
+    assert len({c for c, _, _ in ahead}) == len(ahead)  # the bridge's passage shown once
 
 
 def _passages(store: GraphStore) -> list[Candidate]:

@@ -78,7 +78,7 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
             hits = tools.store.vector_search("Chunk", vectors[0], state.k)
             near = {h.id: h.similarity for h in hits}
             head = first_round(lists[0], list(near), state.k, tools.options.first)
-            fused = _head_first(fused, [(c, near.get(c, 0.0)) for c in head], every)
+            fused = _head_first(fused, [(c, near.get(c, 0.0), VECTOR_CHUNK) for c in head], every)
         else:  # the follow-up's own passages first, even ones shown uncited before:
             # they may hold the next hop, which the question's answer did not
             ahead = follow_up_passages(tools, state, queries[-1], vectors[-1], carried_ids)
@@ -102,48 +102,53 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
 
 def follow_up_passages(
     tools: Tools, state: AskState, query: str, vector: list[float], carried: set[str]
-) -> list[tuple[str, float]]:
+) -> list[tuple[str, float, str]]:
     """A later round's first passages: the follow-up's graph walk where the store has a
     graph, alone or fused with its nearest chunks as round 1's list is (``[ask] first``;
     on MuSiQue dev's later hops the walk held the hop's passage among its first 6 for 87%
     of them, the bridge's passages then the nearest chunks for 80%); else the bridge's
     passages (a next hop) then the follow-up's nearest chunks. The passages ``carried``
-    (already used) are left out."""
+    (already used) are left out. Each passage names the list that found it."""
     hits = tools.store.vector_search("Chunk", vector, tools.options.follow_up)
-    nearest = [(h.id, h.similarity) for h in hits if h.id not in carried]
+    nearest = [(h.id, h.similarity, VECTOR_CHUNK) for h in hits if h.id not in carried]
     walk = [c for c in state.ranked[query].get(GRAPH_PPR, []) if c not in carried]
     if walk and tools.options.first != "vector":
-        near = dict(nearest)
-        ids = [c for c, _ in nearest]
-        head = first_round({GRAPH_PPR: walk}, ids, tools.options.follow_up, tools.options.first)
-        return [(c, near.get(c, 0.0)) for c in head]
+        near = {c: score for c, score, _ in nearest}
+        head = first_round(
+            {GRAPH_PPR: walk}, list(near), tools.options.follow_up, tools.options.first
+        )
+        return [(c, near.get(c, 0.0), VECTOR_CHUNK if c in near else GRAPH_PPR) for c in head]
     if state.bridging:  # a next hop: the bridge's passages first
         about = _about(tools, state.rounds[-1].judgement.draft_answer, carried)
-        return about + [n for n in nearest if n[0] not in dict(about)]
+        named = {a[0] for a in about}
+        return about + [n for n in nearest if n[0] not in named]
     return nearest
 
 
-def _about(tools: Tools, bridge: str, carried: set[str]) -> list[tuple[str, float]]:
+def _about(tools: Tools, bridge: str, carried: set[str]) -> list[tuple[str, float, str]]:
     """Passages about the bridge: full-text hits whose title is its name ("Laura
     Knight", "True Grit (1969 film)" for "True Grit"), not those that only share a
     rare word with it ("Staunton, Illinois" for "John George Lynch-Staunton")."""
     named = tools.store.fulltext_search("Chunk", bridge, BRIDGE_POOL)
     found = candidates(tools.store, [(h.id, h.score, [TEXT_CHUNK]) for h in named], 0)
-    return [(c.id, c.score) for c in found if c.id not in carried and titled(c.title, bridge)][
-        :BRIDGE_PASSAGES
-    ]
+    return [
+        (c.id, c.score, TEXT_CHUNK)
+        for c in found
+        if c.id not in carried and titled(c.title, bridge)
+    ][:BRIDGE_PASSAGES]
 
 
 def _head_first(
     fused: list[tuple[str, float, list[str]]],
-    head: list[tuple[str, float]],
+    head: list[tuple[str, float, str]],
     every: list[tuple[str, float, list[str]]],
 ) -> list[tuple[str, float, list[str]]]:
     """The fused list with ``head`` first, in its order: round 1's first list (naive's
     vector hits on a store without a graph, so round 1 then sends naive's prompt), or a
-    later round's first passages. A head passage left out of ``fused`` (shown before and
-    not cited) keeps the lists that found it, from ``every`` (the fusion before that)."""
+    later round's first passages. A head passage keeps the lists that found it, from
+    ``every`` (the fusion before exclusions), or the list it came from where no fused list
+    holds it (a bridge's full-text passage)."""
     by_id = {f[0]: f for f in every}
-    first = [by_id.get(c, (c, score, [VECTOR_CHUNK])) for c, score in head]
-    ids = {c for c, _ in head}
+    first = [by_id.get(c, (c, score, [source])) for c, score, source in head]
+    ids = {c for c, _, _ in head}
     return first + [f for f in fused if f[0] not in ids]
