@@ -53,6 +53,7 @@ from helpers.ask import built, candidates_in, is_check, loop
             "Are Vintage Life and InStyle both US-based magazines?",
             ("Is Vintage Life a US-based magazine?", "Is InStyle a US-based magazine?"),
         ),
+        ("Are both Cypress and Ajuga genera?", ("Is Cypress a genus?", "Is Ajuga a genus?")),
         (
             "Do Daryl Hall and Gene Simmons both play guitar?",
             ("Does Daryl Hall play guitar?", "Does Gene Simmons play guitar?"),

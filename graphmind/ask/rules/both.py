@@ -56,6 +56,7 @@ _PREPOSITIONS = frozenset(
 )
 _ARTICLES = frozenset({"a", "an", "the"})
 _LOWER_START = re.compile(r"^(?:[a-z]\S*\s+)+")  # "the films Alpha": "Alpha"
+_IRREGULAR = {"genera": "genus", "people": "person", "men": "man", "women": "woman"}
 _AN_LETTERS = "aefhilmnorsx"  # an acronym's first letter said with a vowel: "an ESA"
 
 
@@ -135,6 +136,8 @@ def _one(noun: str) -> str:
     """One of a plural noun ("documentaries" -> "documentary"); a word that is not a
     regular plural as it is."""
     lower = noun.lower()
+    if lower in _IRREGULAR:
+        return noun[:1] + _IRREGULAR[lower][1:]
     if len(lower) < 4 or not lower.endswith("s") or lower.endswith(("ss", "us", "is")):
         return noun
     if lower.endswith("ies"):
