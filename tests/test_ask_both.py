@@ -55,6 +55,13 @@ from helpers.ask import built, candidates_in, is_check, loop
         ),
         ("Are both Cypress and Ajuga genera?", ("Is Cypress a genus?", "Is Ajuga a genus?")),
         (
+            "Can Stenocereus and Pachypodium both include tree like plants?",
+            (
+                "Can Stenocereus include tree like plants?",
+                "Can Pachypodium include tree like plants?",
+            ),
+        ),
+        (
             "Do Daryl Hall and Gene Simmons both play guitar?",
             ("Does Daryl Hall play guitar?", "Does Gene Simmons play guitar?"),
         ),

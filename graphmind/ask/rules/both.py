@@ -19,7 +19,7 @@ from graphmind.ask.rules.text import capitalised
 
 # the auxiliary that opens the question, and the one each option's question opens with
 _SINGULAR = {"are": "is", "were": "was", "do": "does", "have": "has"}
-_AUX = r"(?i:are|were|is|was|do|does|did|have|has|had)"
+_AUX = r"(?i:are|were|is|was|do|does|did|have|has|had|can|could|will|would)"
 # "Are A and B both X?", "Did A and B both Y?"
 _AFTER = re.compile(rf"^(?P<aux>{_AUX})\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+both\s+(?P<x>.+?)\s*\?$")
 # "Were both A and B X?": B is the capitalised run after "and" (a title's "of", "the"
