@@ -21,7 +21,6 @@ from graphmind.ask.models import OneCountry
 from graphmind.ask.options import SAME_MAX_TOKENS
 from graphmind.ask.prompts import same_messages
 from graphmind.ask.rules.alike import NO, YES, Asks, Lifespan, SameCountry, alike, longer
-from graphmind.ask.rules.both import Both, yes_no
 from graphmind.ask.rules.compare import Comparison, parse_date, pick
 from graphmind.ask.rules.evidence import says
 from graphmind.ask.rules.text import capitalised, titled
@@ -69,21 +68,6 @@ class Dated:
             return False
         return any(titled(c.title, self.whose) for c in self.cited)
 
-    @property
-    def answered(self) -> bool:
-        """Whether the answer is yes or no, read from a cited passage about the option
-        (its title names it)."""
-        return yes_no(self.answer) is not None and any(
-            titled(c.title, self.whose) for c in self.cited
-        )
-
-    def grounded(self, asks: Asks) -> bool:
-        """Whether the answer is of the kind the comparison decides on, from a cited
-        passage about whose it is."""
-        if isinstance(asks, SameCountry):
-            return self.named
-        return self.answered if isinstance(asks, Both) else self.stated
-
 
 @dataclass
 class Picked:
@@ -118,10 +102,8 @@ def compare(state: AskState, asks: Asks, ask: AskOne, same: SameName) -> Picked 
     for option in asks.options:
         for question, first in asks.questions(option):
             dated.append(Dated(option, *ask(question, first)))
-            if not dated[-1].grounded(asks):
+            if not (dated[-1].named if isinstance(asks, SameCountry) else dated[-1].stated):
                 return None  # the other option's answer cannot decide alone
-        if isinstance(asks, Both) and yes_no(dated[-1].answer) is False:
-            break  # one "no" decides: not both
     winner = decide(asks, [d.answer for d in dated], same)
     if winner is None:
         return None
@@ -137,8 +119,6 @@ def decide(asks: Asks, answers: list[str], same: SameName) -> str | None:
         return pick(asks, (answers[0], answers[1]))
     if isinstance(asks, Lifespan):
         return longer(asks, ((answers[0], answers[1]), (answers[2], answers[3])))
-    if isinstance(asks, Both):
-        return YES if all(yes_no(a) for a in answers) else NO
     one = alike(answers[0], answers[1])
     return YES if (same(answers[0], answers[1]) if one is None else one) else NO
 
@@ -176,13 +156,6 @@ def statements(picked: Picked) -> list[Statement]:
         first, second = (d.answer for d in dated)
         kind = "the same country" if picked.winner == YES else "different countries"
         verdict = f"{first} and {second} are {kind}, so the answer is {picked.winner}."
-        return [*said, Statement(verdict, ids(picked.cited()))]
-    if isinstance(asks, Both):
-        said = [Statement(asks.says(d.option, bool(yes_no(d.answer))), ids(d.cited)) for d in dated]
-        if picked.winner == YES:
-            verdict = "Both are, so the answer is yes."
-        else:
-            verdict = f"{capitalised(dated[-1].option)} is not, so the answer is no."
         return [*said, Statement(verdict, ids(picked.cited()))]
     if isinstance(asks, Lifespan):
         said = [
