@@ -190,6 +190,9 @@ def test_bridge_hop(question: str, answer: str, cited: list[Candidate], hop: str
             ["Love Route", "Engal Aasan"],
         ),
         ("what year did it end?", []),
+        # a disambiguator is no name: "Film" would pick every passage on a film
+        ("Who directed Excalibur (Film)?", ["Excalibur"]),
+        ("When was the director of Chatterbox (1936 film) born?", ["Chatterbox"]),
     ],
 )
 def test_question_entities(question: str, entities: list[str]) -> None:

@@ -33,9 +33,9 @@ def without_disambiguators(text: str) -> str:
 
 def question_entities(question: str) -> list[str]:
     """The names a question mentions: quoted titles and runs of capitalised words (the
-    question word that opens the sentence left out)."""
+    question word that opens the sentence and disambiguators, "(Film)", left out)."""
     found = [m.group(1).strip() for m in _QUOTED.finditer(question)]
-    for m in _NAME.finditer(_QUOTED.sub(" ", question)):
+    for m in _NAME.finditer(_QUOTED.sub(" ", without_disambiguators(question))):
         words = m.group(0).rstrip(".").split()
         while words and words[0].lower() in _OPENERS:
             words = words[1:]

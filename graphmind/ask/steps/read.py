@@ -12,7 +12,6 @@ from graphmind.ask.rules.question import (
     off_kind,
     question_entities,
     restates_question,
-    without_disambiguators,
 )
 from graphmind.ask.rules.text import copied
 from graphmind.ask.state import AskState, Conversation, Tools
@@ -36,7 +35,7 @@ def read(
     if state.bridging:
         shown = naming(found, [last])
     elif state.hopping:  # the first hop: passages on what it names ("Anna Benson's")
-        named = question_entities(without_disambiguators(state.asking))
+        named = question_entities(state.asking)
         shown = naming(found, [OWNER_TAIL.sub("", e) for e in named])
     else:
         shown = found
