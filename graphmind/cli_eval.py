@@ -85,6 +85,12 @@ def register(main: click.Group) -> None:
         help="Top reasons an evidence profile quotes (0: verdict counts and reliability only).",
     )
     @click.option(
+        "--max-triplets",
+        type=click.IntRange(min=0),
+        **knob(EvalOptions, "max_triplets", "eval"),
+        help="Graph facts (triplets) read with each passage (0: the passages alone).",
+    )
+    @click.option(
         "--run-dir",
         type=click.Path(path_type=Path, file_okay=False),
         help="Where the run lives (default: eval-runs/DATASET-nLIMIT-sSEED).",
@@ -132,6 +138,7 @@ def register(main: click.Group) -> None:
         consistency_runs: int | None,
         temperature: float | None,
         profile_reasons: int | None,
+        max_triplets: int | None,
         run_dir: Path | None,
         eval_store: str | None,
         compare: tuple[Path, Path] | None,
@@ -171,6 +178,7 @@ def register(main: click.Group) -> None:
             consistency_runs=consistency_runs,
             temperature=temperature,
             profile_reasons=profile_reasons,
+            max_triplets=max_triplets,
             store=eval_store,
         )
         from graphmind.cli_progress import make_progress

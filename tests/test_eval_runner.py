@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -21,6 +22,7 @@ from graphmind.eval.carry import restore_record, save_record
 from graphmind.eval.datasets import load_dataset
 from graphmind.eval.records import QuestionResult, load_results
 from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, gold_among, run_eval
+from graphmind.extract.fast import DEFAULT_MODEL as FAST_MODEL
 from graphmind.factories import CACHE_FILE, open_store
 from graphmind.llm.base import Message
 from graphmind.llm.cache import ResponseCache
@@ -153,6 +155,37 @@ def test_rg_is_vanilla_rag_until_profiles_form(tmp_path: Path, settings: Setting
     with pytest.raises(BadInputError, match="different profile_reasons"):
         run_eval(run_dir / "bare", replace(options, configs=("rg",)), settings, embedder=embedder)
     assert "profile_reasons" not in json.loads((run_dir / "rg" / "run.json").read_text())
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("spacy") is None or importlib.util.find_spec(FAST_MODEL) is None,
+    reason="--extract fast needs spaCy's pipeline (scripts/setup.sh installs it)",
+)
+def test_max_triplets_zero_shows_the_passages_without_their_facts(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """``--max-triplets 0`` on a graph-built store: the prompts carry the same passages
+    and no "facts:" line; the run directory is bound to it."""
+    prompts: dict[int, list[str]] = {}
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=4, configs=("naive",))
+    options.extract = "fast"
+    for facts in (6, 0):
+
+        def recording(messages: list[Message], facts: int = facts) -> str:
+            prompts.setdefault(facts, []).append(messages[1]["content"])
+            return responder(messages)
+
+        llm = LLM(ScriptedProvider(recording), cache=None)
+        run_dir = tmp_path / str(facts)
+        run_eval(run_dir, replace(options, max_triplets=facts), settings, llm=llm)
+    shown, bare = prompts[6], prompts[0]
+    assert len(shown) == len(bare) == 3
+    assert any("\n    facts: " in p for p in shown) and not any("facts: " in p for p in bare)
+    assert [re.sub(r"\n    facts: [^\n]*", "", p) for p in shown] == bare
+    assert json.loads((tmp_path / "0" / "run.json").read_text())["max_triplets"] == 0
+    assert "max_triplets" not in json.loads((tmp_path / "6" / "run.json").read_text())
+    with pytest.raises(BadInputError, match="different max_triplets"):
+        run_eval(tmp_path / "0", options, settings)
 
 
 @pytest.fixture

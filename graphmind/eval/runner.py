@@ -36,7 +36,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from graphmind.ask.loop import AskLoop
 from graphmind.ask.options import AskOptions, Mode, PolicyName
-from graphmind.ask.retrieve import candidates
+from graphmind.ask.retrieve import RetrieveOptions, candidates
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings
 from graphmind.core.decision import Candidate, Decision
@@ -109,6 +109,8 @@ class EvalOptions:
     store: str | None = None  # one store the user runs, configurations in turn
     # the top reasons a rendered evidence profile quotes (0: counts and reliability only)
     profile_reasons: int = ProfileOptions.top_reasons
+    # the graph facts (triplets) read with each passage (0: the passages alone)
+    max_triplets: int = RetrieveOptions.max_triplets
 
     def identity(self) -> dict[str, Any]:
         """What a run directory is bound to: resuming with other values is refused."""
@@ -118,6 +120,8 @@ class EvalOptions:
         bound: dict[str, Any] = {k: v for k, v in optional.items() if v}
         if self.profile_reasons != ProfileOptions.top_reasons:  # runs before it stay valid
             bound["profile_reasons"] = self.profile_reasons
+        if self.max_triplets != RetrieveOptions.max_triplets:  # runs before it stay valid
+            bound["max_triplets"] = self.max_triplets
         return bound | {
             "dataset": self.dataset,
             "questions": None if self.questions is None else str(self.questions),
@@ -522,6 +526,7 @@ def _ask_options(options: EvalOptions, config: str) -> AskOptions:
         explain=False,  # the benchmarks score the short answer; the full one costs a call
         k=options.k,
         memory=MemoryOptions(mode=memory, profiles=profiles),
+        retrieve=RetrieveOptions(max_triplets=options.max_triplets),
     )
 
 
