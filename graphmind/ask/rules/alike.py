@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from graphmind.ask.rules.amount import Amount, amount
 from graphmind.ask.rules.compare import Comparison, comparison, options_of, parse_date
 from graphmind.ask.rules.hops import FIRST_HOP, OWNED_PEOPLE
 from graphmind.ask.rules.text import capitalised
@@ -192,10 +193,11 @@ def longer(asks: Lifespan, lives: tuple[tuple[str, str], tuple[str, str]]) -> st
     return asks.options[won if asks.longer else 1 - won]
 
 
-Asks = Comparison | SameCountry | Lifespan
+Asks = Comparison | SameCountry | Lifespan | Amount
 
 
 def two_options(question: str) -> Asks | None:
     """The two-option comparison a question asks, decided in code once each option's
-    question is answered: dates, the same country, lifespans; None for anything else."""
-    return comparison(question) or same_country(question) or lifespan(question)
+    question is answered: dates, the same country, lifespans, amounts; None for anything
+    else."""
+    return comparison(question) or same_country(question) or lifespan(question) or amount(question)

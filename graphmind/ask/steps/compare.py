@@ -1,6 +1,7 @@
 """Compare: a two-option comparison answered by asking each option a question of its own
 (the loop's rounds, graph walk and hops included) and deciding in code (``rules.compare``
-for dates, ``rules.alike`` for the same country and lifespans).
+for dates, ``rules.alike`` for the same country and lifespans, ``rules.amount`` for
+numbers).
 
 "Which film has the director who died later, Majhli Didi or Dream of the Rhine?" asks
 "When did the director of Majhli Didi die?" and "When did the director of Dream of the
@@ -21,6 +22,7 @@ from graphmind.ask.models import OneCountry
 from graphmind.ask.options import SAME_MAX_TOKENS
 from graphmind.ask.prompts import same_messages
 from graphmind.ask.rules.alike import NO, YES, Asks, Lifespan, SameCountry, alike, longer
+from graphmind.ask.rules.amount import Amount, larger, numbers_in, parse_amount
 from graphmind.ask.rules.compare import Comparison, parse_date, pick
 from graphmind.ask.rules.evidence import says
 from graphmind.ask.rules.text import capitalised, titled
@@ -57,6 +59,22 @@ class Dated:
             return False
         year = str(abs(date[0]))
         return any(year in says(c) and titled(c.title, self.whose) for c in self.cited)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the answer is a number a cited passage about its option writes (as
+        digits or as a word: "three acts" for 3)."""
+        found = parse_amount(self.answer)
+        return found is not None and any(
+            found.written in numbers_in(says(c)) and titled(c.title, self.whose) for c in self.cited
+        )
+
+    def read(self, asks: Asks) -> bool:
+        """Whether the answer is one a comparison may be decided by (see ``stated``,
+        ``named``, ``counted``)."""
+        if isinstance(asks, SameCountry):
+            return self.named
+        return self.counted if isinstance(asks, Amount) else self.stated
 
     @property
     def named(self) -> bool:
@@ -102,7 +120,7 @@ def compare(state: AskState, asks: Asks, ask: AskOne, same: SameName) -> Picked 
     for option in asks.options:
         for question, first in asks.questions(option):
             dated.append(Dated(option, *ask(question, first)))
-            if not (dated[-1].named if isinstance(asks, SameCountry) else dated[-1].stated):
+            if not dated[-1].read(asks):
                 return None  # the other option's answer cannot decide alone
     winner = decide(asks, [d.answer for d in dated], same)
     if winner is None:
@@ -119,6 +137,8 @@ def decide(asks: Asks, answers: list[str], same: SameName) -> str | None:
         return pick(asks, (answers[0], answers[1]))
     if isinstance(asks, Lifespan):
         return longer(asks, ((answers[0], answers[1]), (answers[2], answers[3])))
+    if isinstance(asks, Amount):
+        return larger(asks, (answers[0], answers[1]))
     one = alike(answers[0], answers[1])
     return YES if (same(answers[0], answers[1]) if one is None else one) else NO
 
@@ -168,6 +188,15 @@ def statements(picked: Picked) -> list[Statement]:
         lived = "longer" if asks.longer else "shorter"
         verdict = f"{picked.winner} lived {lived}, so the answer is {picked.winner}."
         return [*said, Statement(verdict, ids(picked.cited()))]
+    if isinstance(asks, Amount):
+        said = [Statement(asks.says(d.option, d.answer), ids(d.cited)) for d in dated]
+        first, second = (d.answer for d in dated)
+        more = (picked.winner == asks.options[0]) == asks.more
+        verdict = f"{first} is {'more' if more else 'less'} than {second}"
+        return [
+            *said,
+            Statement(f"{verdict}, so the answer is {picked.winner}.", ids(picked.cited())),
+        ]
     said = []
     for d in dated:
         event = {"born": "was born", "died": "died"}.get(asks.event, f"was {asks.event}")
