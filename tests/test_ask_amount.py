@@ -76,6 +76,7 @@ def test_dates_are_still_read_as_dates() -> None:
     [
         ("7,816 metres (25,643 ft)", 7816.0, 7816.0),
         ("8,051 m", 8051.0, 8051.0),
+        ("8035m", 8035.0, 8035.0),
         ("26,864 ft", 26864 * 0.3048, 26864.0),
         ("three acts", 3.0, 3.0),
         ("about 1.2 million", 1.2e6, 1.2e6),
@@ -91,6 +92,7 @@ def test_amounts_are_read_as_written(text: str, value: float, written: float) ->
 
 def test_no_number_is_no_amount() -> None:
     assert parse_amount("none known") is None
+    assert parse_amount("the 1990s") is None and parse_amount("3rd") is None
     assert numbers_in("an opera in three acts, first staged in 1884") == {3.0, 1884.0}
 
 

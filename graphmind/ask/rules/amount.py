@@ -184,20 +184,22 @@ _UNITS: dict[str, tuple[str, float]] = {
         (
             "time",
             {
-                "s sec second seconds": 1.0,
+                "sec secs second seconds": 1.0,
                 "min mins minute minutes": 60.0,
-                "h hr hrs hour hours": 3600.0,
+                "hr hrs hour hours": 3600.0,
             },
         ),
     )
     for names, size in table.items()
     for unit in names.split()
 }
+_UNIT = "|".join(sorted(_UNITS, key=len, reverse=True))
+# a number ends at a non-word character or at a unit written onto it ("8035m")
 _NUMBER = re.compile(
     rf"(?<![\w.,])(?:(?P<digits>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"|(?P<word>{'|'.join(sorted(_SMALL, key=len, reverse=True))}))(?![\w])"
+    rf"|(?P<word>{'|'.join(sorted(_SMALL, key=len, reverse=True))}))(?=\W|$|(?:{_UNIT})\b)"
     rf"(?:\s+(?P<scale>{'|'.join(_SCALES)}))?"
-    rf"(?:\s*(?P<unit>{'|'.join(sorted(_UNITS, key=len, reverse=True))})\b)?",
+    rf"(?:\s*(?P<unit>{_UNIT})\b)?",
     re.IGNORECASE,
 )
 
