@@ -1,4 +1,4 @@
-"""Comparisons of two options' amounts: reading the question and the numbers, deciding
+"""Comparisons of two options' measures: reading the question and the numbers, deciding
 in code, and the loop asking each option's question (scripted model, both stores)."""
 
 from __future__ import annotations
@@ -19,32 +19,22 @@ from helpers.ask import built, candidates_in, is_check, loop
 @pytest.mark.parametrize(
     ("question", "asked", "more"),
     [
-        ("Which opera has more acts, Parsifal or Manon?", "How many acts does Parsifal have?", 1),
-        (
-            "Who won more academy awards,  Joseph L. Mankiewicz or Tony Kaye?",
-            "How many academy awards has Joseph L. Mankiewicz won?",
-            1,
-        ),
-        (
-            "Who has worked for more film companies, Kelly Reichardt or Jacques Tourneur?",
-            "How many film companies has Kelly Reichardt worked for?",
-            1,
-        ),
-        (
-            "Which genus contains fewer species, Crowea or Dracula?",
-            "How many species does Crowea have?",
-            0,
-        ),
         ("Which mountain is higher, Nanda Devi or Broad Peak?", "How high is Nanda Devi?", 1),
+        (
+            "Which mountain is taller, Gasherbrum II or Langtang Ri?",
+            "How tall is Gasherbrum II?",
+            1,
+        ),
         ("Which river is longer, the Don or the Volga?", "How long is the Don?", 1),
         (
             "Which city has a smaller population, Lyon or Porto?",
             "What is the population of Lyon?",
             0,
         ),
+        ("Which peak has a higher elevation, K2 or Lhotse?", "What is the elevation of K2?", 1),
     ],
 )
-def test_an_amount_comparison_is_read_from_the_question(
+def test_a_comparison_of_measures_is_read_from_the_question(
     question: str, asked: str, more: int
 ) -> None:
     found = amount(question)
@@ -56,14 +46,15 @@ def test_an_amount_comparison_is_read_from_the_question(
 @pytest.mark.parametrize(
     "question",
     [
-        "Which actor is more famous, Tom Hanks or Tom Cruise?",  # not a count
-        "Who has written more than 300 papers, Gershgorin or Alexandrov?",  # a threshold
+        "Which opera has more acts, Parsifal or Manon?",  # a count: not asked per option
+        "Which genus contains more species, Crowea or Dracula?",
+        "Which actor is more famous, Tom Hanks or Tom Cruise?",
         "Who lived longer, Ida Brenn or Lars Dahl?",  # a lifespan
-        "How many acts does Parsifal have?",  # one option
-        "Which opera has more acts?",
+        "How high is Nanda Devi?",  # one option
+        "Which mountain is higher?",
     ],
 )
-def test_other_questions_are_no_amount_comparison(question: str) -> None:
+def test_other_questions_are_no_comparison_of_measures(question: str) -> None:
     assert amount(question) is None
 
 
@@ -97,70 +88,70 @@ def test_no_number_is_no_amount() -> None:
 
 
 def test_the_larger_or_smaller_amount_wins_in_comparable_units() -> None:
-    higher = Amount(("Nanda Devi", "Broad Peak"), True, "measure", "high")
+    higher = Amount(("Nanda Devi", "Broad Peak"), True, "high")
     assert larger(higher, ("7,816 m", "8,051 m")) == "Broad Peak"
     assert larger(higher, ("7,816 m", "26,414 ft")) == "Broad Peak"  # 8,051 m
     assert larger(higher, ("7,816 m", "8051")) is None  # a unit on one only
     assert larger(higher, ("8,051 m", "8,051 metres")) is None  # a tie
-    fewer = Amount(("Crowea", "Dracula"), False, "count", "species")
-    assert larger(fewer, ("eight", "about 1,100")) == "Crowea"
-    assert larger(fewer, ("", "1,100")) is None
-    longer = Amount(("Up", "Cars"), True, "measure", "long")
+    smaller = Amount(("Lyon", "Porto"), False, "population", adjective=False)
+    assert larger(smaller, ("about 516,000", "0.23 million")) == "Porto"
+    assert larger(smaller, ("", "231,800")) is None
+    longer = Amount(("Up", "Cars"), True, "long")
     assert larger(longer, ("2 hours", "95 minutes")) == "Up"  # 7,200 s against 5,700 s
     assert larger(longer, ("2 hours", "95")) is None
 
 
-OPERAS = {
-    "Parsifal": "Parsifal is an opera in three acts by Richard Wagner, first staged in 1882.",
-    "Manon": "Manon is an opéra comique in five acts by Jules Massenet, first staged in 1884.",
-    "Carmen": "Carmen is an opera by Georges Bizet, first staged in 1875.",
+PEAKS = {
+    "Nanda Devi": "Nanda Devi is the second-highest mountain in India, at 7,816 m (25,643 ft).",
+    "Broad Peak": "Broad Peak is a mountain in the Karakoram, 8,051 metres high.",
+    "Langtang Ri": "Langtang Ri is a mountain in the Langtang Himal of Nepal.",
 }
-ACTS = {"Parsifal": "3", "Manon": "five", "Carmen": "4"}
+HEIGHTS = {"Nanda Devi": "7,816 m", "Broad Peak": "8051 metres", "Langtang Ri": "7,205 m"}
 
 
 def answers(asked: list[str]) -> object:
-    """A model that answers each opera's acts with the number its passage writes (as
-    digits or as the passage's word), citing the passages that name the opera; checks
-    say complete; abstains on anything else."""
+    """A model that answers each peak's height, citing the passages that name the peak
+    (Langtang Ri's passage gives none: the model guesses); checks say complete; abstains
+    on anything else."""
 
     def respond(messages: list[Message]) -> str:
         if is_check(messages):
             return json.dumps({"complete": True, "missing": "", "query": ""})
         question = asked_question(messages).removeprefix("Question: ")
         asked.append(question)
-        opera = next((o for o in ACTS if question == f"How many acts does {o} have?"), "")
-        cited = [n for n, t in candidates_in(messages).items() if opera and opera in t]
+        peak = next((p for p in HEIGHTS if question == f"How high is {p}?"), "")
+        cited = [n for n, t in candidates_in(messages).items() if peak and peak in t]
         if cited:
-            return json.dumps({"answer": ACTS[opera], "citations": cited})
+            return json.dumps({"answer": HEIGHTS[peak], "citations": cited})
         return json.dumps({"answer": "", "citations": [], "abstain": True})
 
     return respond
 
 
-def test_an_amount_comparison_asks_each_option_and_compares(
+def test_a_comparison_of_measures_asks_each_option_and_compares(
     open_store: StoreFactory, tmp_path: Path
 ) -> None:
-    store = built(open_store(), tmp_path, OPERAS)
+    store = built(open_store(), tmp_path, PEAKS)
     asked: list[str] = []
-    question = "Which opera has more acts, Parsifal or Manon?"
+    question = "Which mountain is higher, Nanda Devi or Broad Peak?"
     decision = loop(store, tmp_path, answers(asked), k=5, explain=True).ask(question)
-    assert asked == ["How many acts does Parsifal have?", "How many acts does Manon have?"]
-    assert decision.answer == "Manon"  # five acts against 3
-    assert [c.title for c in decision.citations] == ["Parsifal", "Manon"]
+    assert asked == ["How high is Nanda Devi?", "How high is Broad Peak?"]
+    assert decision.answer == "Broad Peak"
+    assert [c.title for c in decision.citations] == ["Nanda Devi", "Broad Peak"]
     assert [s.text for s in decision.explanation] == [
-        "Parsifal has 3 acts.",
-        "Manon has five acts.",
-        "3 is less than five, so the answer is Manon.",
+        "Nanda Devi is 7,816 m high.",
+        "Broad Peak is 8051 metres high.",
+        "7,816 m is less than 8051 metres, so the answer is Broad Peak.",
     ]
 
 
 def test_a_number_no_passage_writes_leaves_the_question_to_the_loop(
     open_store: StoreFactory, tmp_path: Path
 ) -> None:
-    """Carmen's passage gives no count of its acts: the model's 4 decides nothing."""
-    store = built(open_store(), tmp_path, OPERAS)
+    """Langtang Ri's passage gives no height: the model's 7,205 m decides nothing."""
+    store = built(open_store(), tmp_path, PEAKS)
     asked: list[str] = []
-    question = "Which opera has more acts, Carmen or Manon?"
+    question = "Which mountain is higher, Langtang Ri or Broad Peak?"
     decision = loop(store, tmp_path, answers(asked), k=5).ask(question)
-    assert asked[0] == "How many acts does Carmen have?"
+    assert asked[0] == "How high is Langtang Ri?"
     assert question in asked and decision.abstained

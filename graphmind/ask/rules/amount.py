@@ -1,27 +1,26 @@
-"""Two-option comparisons of amounts: "Which opera has more acts, A or B?", "Who has won
-more Grand Slam titles, A or B?", "Which mountain is higher, A or B?", "Which city has a
-larger population, A or B?". Each option's amount is asked as a question of its own
-("How many acts does A have?", "How high is A?", "What is the population of A?") and the
-two numbers are compared here, as ``rules.compare`` does dates: a small model reads a
+"""Two-option comparisons of measures: "Which mountain is higher, A or B?", "Which river
+is longer, A or B?", "Which city has a larger population, A or B?". Each option's measure
+is asked as a question of its own ("How high is A?", "What is the population of A?") and
+the two numbers are compared here, as ``rules.compare`` does dates: a small model reads a
 number from a passage well and compares two badly.
 
+Counts ("Which opera has more acts, A or B?") are not asked so: a passage seldom writes
+a count as a number (it names the acts or the albums), the 1.5B guessed one instead, and
+each guess cost a sub-question before the loop took the question anyway
+(docs/ask-loop.md, "Amounts").
+
 ``amount`` reads the question; ``parse_amount`` reads a number as written (digits or
-words, a scale, a unit of length or time); ``larger`` says which option wins, or None when the
-two amounts cannot be compared (a unit on one and not the other, a tie).
+words, a scale, a unit of length or time); ``larger`` says which option wins, or None
+when the two cannot be compared (a unit on one and not the other, a tie).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from graphmind.ask.rules.compare import options_of
 
-Kind = Literal["count", "measure", "property"]
-
-# "more acts", "fewer members": a count of what follows, up to the comma before the options
-_COUNT = re.compile(r"\b(?P<dir>more|fewer|less)\s+(?P<what>[^,?]+?)\s*,", re.IGNORECASE)
 # "higher elevation", "a larger population": a property of each option
 _PROPERTY = re.compile(
     r"\b(?P<dir>higher|greater|larger|bigger|lower|smaller)\s+(?P<what>[^,?]+?)\s*,",
@@ -34,11 +33,10 @@ _MEASURE = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(
-    r"\b(?:more|fewer|less|higher|greater|larger|bigger|lower|smaller|taller|longer|deeper"
-    r"|wider|heavier)\b",
+    r"\b(?:higher|greater|larger|bigger|lower|smaller|taller|longer|deeper|wider|heavier)\b",
     re.IGNORECASE,
 )
-_LESS = frozenset({"fewer", "less", "lower", "smaller"})
+_LESS = frozenset({"lower", "smaller"})
 _ADJECTIVE = {
     "higher": "high",
     "lower": "high",
@@ -48,54 +46,38 @@ _ADJECTIVE = {
     "wider": "wide",
     "heavier": "heavy",
 }
-# what a question means by the verb before "more": "has won more titles" is asked "How
-# many titles has A won?", "worked for more companies" "How many companies has A worked
-# for?", "contains more species" "How many species does A have?"
-_IRREGULAR = {"won": "won", "win": "won", "wins": "won", "wrote": "written", "written": "written"}
-_IRREGULAR |= {"sold": "sold", "made": "made", "held": "held", "built": "built"}
-_HAVING = frozenset({"contained", "included", "featured", "owned", "possessed", "housed"})
-_PREPOSITIONS = frozenset({"for", "in", "with", "on", "at", "to", "from", "into"})
 _LIVED = re.compile(r"\b(?:lived?|life|lifespan|age|aged)\b", re.IGNORECASE)
-_NOT_PLURAL = re.compile(r"(?:ous|ss|ful|ly|ed)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Amount:
-    """What a two-option comparison of amounts asks."""
+    """What a two-option comparison of measures asks."""
 
     options: tuple[str, str]
     more: bool  # the option with the larger amount wins
-    kind: Kind
-    what: str  # "acts"; "population"; "high"
-    done: str = ""  # a count's verb, as its participle: "won" for "has won more titles"
+    what: str  # the measure's adjective ("high") or the property ("population")
+    adjective: bool = True  # "How high is A?", else "What is the population of A?"
 
     def questions(self, option: str) -> list[tuple[str, str]]:
-        """The question that asks an option's amount (no first hop: the options are what
-        is counted or measured)."""
+        """The question that asks an option's measure (no first hop: the options are
+        what is measured)."""
         return [(self.question(option.rstrip("?")), "")]
 
     def question(self, option: str) -> str:
-        """How many, how high, or what the property is."""
-        if self.kind == "measure":
+        """How high (long, ...) the option is, or what its property is."""
+        if self.adjective:
             return f"How {self.what} is {option}?"
-        if self.kind == "property":
-            return f"What is the {self.what} of {option}?"
-        if self.done:
-            return f"How many {self.what} has {option} {self.done}?"
-        return f"How many {self.what} does {option} have?"
+        return f"What is the {self.what} of {option}?"
 
     def says(self, option: str, answer: str) -> str:
-        """An option's amount as the full answer says it."""
-        if self.kind == "measure":
+        """An option's measure as the full answer says it."""
+        if self.adjective:
             return f"{option} is {answer} {self.what}."
-        if self.kind == "property":
-            return f"The {self.what} of {option} is {answer}."
-        counted = answer if self.what.lower() in answer.lower() else f"{answer} {self.what}"
-        return f"{option} has {self.done} {counted}." if self.done else f"{option} has {counted}."
+        return f"The {self.what} of {option} is {answer}."
 
 
 def amount(question: str) -> Amount | None:
-    """The comparison of two options' amounts a question asks, or None."""
+    """The comparison of two options' measures a question asks, or None."""
     text = " ".join(question.split())
     if _LIVED.search(text):
         return None  # "lived longer" is a lifespan
@@ -105,37 +87,12 @@ def amount(question: str) -> Amount | None:
     head = text[: text.find(options[0])] if options[0] in text else text
     if found := _MEASURE.search(head):
         word = found.group("dir").lower()
-        return Amount(options, word not in _LESS, "measure", _ADJECTIVE[word])
-    if found := _COUNT.search(head):
-        what = found.group("what").strip()
-        last = what.split()[-1]
-        if not last.lower().endswith("s") or _NOT_PLURAL.search(last):
-            return None  # "more popular", "more famous": not a count
-        if what.lower().startswith("than "):
-            return None  # "more than 300 papers": a threshold, not a comparison of counts
-        done = _done(head[: found.start()].split())
-        return Amount(options, found.group("dir").lower() == "more", "count", what, done)
+        return Amount(options, word not in _LESS, _ADJECTIVE[word])
     if found := _PROPERTY.search(head):
         what = re.sub(r"^(?:the|a|an)\s+", "", found.group("what").strip(), flags=re.I)
-        if not what:
-            return None
-        return Amount(options, found.group("dir").lower() not in _LESS, "property", what)
+        if what:
+            return Amount(options, found.group("dir").lower() not in _LESS, what, False)
     return None
-
-
-def _done(before: list[str]) -> str:
-    """The participle (and its preposition) a count's verb asks with: "won", "worked
-    for"; "" for a verb of having ("has", "contains")."""
-    words = [w.lower() for w in before[-2:]]
-    preposition = words[-1] if words and words[-1] in _PREPOSITIONS else ""
-    verb = words[-2] if preposition and len(words) == 2 else (words[-1] if words else "")
-    if verb in _IRREGULAR:
-        participle = _IRREGULAR[verb]
-    elif verb.endswith("ed") and verb not in _HAVING:
-        participle = verb
-    else:
-        return ""
-    return f"{participle} {preposition}".strip()
 
 
 _SMALL = {

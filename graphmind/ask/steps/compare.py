@@ -1,7 +1,7 @@
 """Compare: a two-option comparison answered by asking each option a question of its own
 (the loop's rounds, graph walk and hops included) and deciding in code (``rules.compare``
 for dates, ``rules.alike`` for the same country and lifespans, ``rules.amount`` for
-numbers).
+measures).
 
 "Which film has the director who died later, Majhli Didi or Dream of the Rhine?" asks
 "When did the director of Majhli Didi die?" and "When did the director of Dream of the
@@ -61,9 +61,9 @@ class Dated:
         return any(year in says(c) and titled(c.title, self.whose) for c in self.cited)
 
     @property
-    def counted(self) -> bool:
-        """Whether the answer is a number a cited passage about its option writes (as
-        digits or as a word: "three acts" for 3)."""
+    def measured(self) -> bool:
+        """Whether the answer is a number a cited passage about its option writes (8051
+        for "8,051 metres"; the unit may be converted, the number as written may not)."""
         found = parse_amount(self.answer)
         return found is not None and any(
             found.written in numbers_in(says(c)) and titled(c.title, self.whose) for c in self.cited
@@ -71,10 +71,10 @@ class Dated:
 
     def read(self, asks: Asks) -> bool:
         """Whether the answer is one a comparison may be decided by (see ``stated``,
-        ``named``, ``counted``)."""
+        ``named``, ``measured``)."""
         if isinstance(asks, SameCountry):
             return self.named
-        return self.counted if isinstance(asks, Amount) else self.stated
+        return self.measured if isinstance(asks, Amount) else self.stated
 
     @property
     def named(self) -> bool:
