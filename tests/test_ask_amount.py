@@ -10,7 +10,14 @@ import pytest
 
 from conftest import StoreFactory, asked_question
 from graphmind.ask.rules.alike import two_options
-from graphmind.ask.rules.amount import Amount, amount, larger, numbers_in, parse_amount
+from graphmind.ask.rules.amount import (
+    Amount,
+    amount,
+    larger,
+    numbers_in,
+    parse_amount,
+    with_unit,
+)
 from graphmind.ask.rules.compare import Comparison
 from graphmind.llm.base import Message
 from helpers.ask import built, candidates_in, is_check, loop
@@ -87,6 +94,12 @@ def test_no_number_is_no_amount() -> None:
     assert numbers_in("an opera in three acts, first staged in 1884") == {3.0, 1884.0}
 
 
+def test_an_answer_without_its_unit_takes_the_one_its_passage_writes() -> None:
+    assert with_unit("7205", ["Langtang Ri (7,205 m) is a mountain."]) == "7205 m"
+    assert with_unit("7205", ["Langtang Ri is 7,205 high."]) == "7205"
+    assert with_unit("8,051 m", ["8,051 ft"]) == "8,051 m"
+
+
 def test_the_larger_or_smaller_amount_wins_in_comparable_units() -> None:
     higher = Amount(("Nanda Devi", "Broad Peak"), True, "high")
     assert larger(higher, ("7,816 m", "8,051 m")) == "Broad Peak"
@@ -106,7 +119,7 @@ PEAKS = {
     "Broad Peak": "Broad Peak is a mountain in the Karakoram, 8,051 metres high.",
     "Langtang Ri": "Langtang Ri is a mountain in the Langtang Himal of Nepal.",
 }
-HEIGHTS = {"Nanda Devi": "7,816 m", "Broad Peak": "8051 metres", "Langtang Ri": "7,205 m"}
+HEIGHTS = {"Nanda Devi": "7,816 m", "Broad Peak": "8051", "Langtang Ri": "7,205 m"}
 
 
 def answers(asked: list[str]) -> object:
@@ -140,7 +153,7 @@ def test_a_comparison_of_measures_asks_each_option_and_compares(
     assert [c.title for c in decision.citations] == ["Nanda Devi", "Broad Peak"]
     assert [s.text for s in decision.explanation] == [
         "Nanda Devi is 7,816 m high.",
-        "Broad Peak is 8051 metres high.",
+        "Broad Peak is 8051 metres high.",  # the unit its passage writes
         "7,816 m is less than 8051 metres, so the answer is Broad Peak.",
     ]
 

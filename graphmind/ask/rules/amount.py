@@ -17,6 +17,7 @@ when the two cannot be compared (a unit on one and not the other, a tie).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphmind.ask.rules.compare import options_of
@@ -191,6 +192,19 @@ def _quantity(found: re.Match[str]) -> Quantity:
         number *= _SCALES[found.group("scale").lower()]
     dimension, size = _UNITS.get((found.group("unit") or "").lower(), ("", 1.0))
     return Quantity(number * size, dimension, number)
+
+
+def with_unit(answer: str, passages: Sequence[str]) -> str:
+    """The answer with the unit a passage writes its number in, when it gave none ("7205"
+    read from "7,205 m" is 7205 m); else the answer as it is."""
+    found = parse_amount(answer)
+    if found is None or found.dimension:
+        return answer
+    for text in passages:
+        for match in _NUMBER.finditer(text):
+            if match.group("unit") and _quantity(match).written == found.written:
+                return f"{answer} {match.group('unit')}"
+    return answer
 
 
 def larger(asks: Amount, answers: tuple[str, str]) -> str | None:

@@ -22,7 +22,7 @@ from graphmind.ask.models import OneCountry
 from graphmind.ask.options import SAME_MAX_TOKENS
 from graphmind.ask.prompts import same_messages
 from graphmind.ask.rules.alike import NO, YES, Asks, Lifespan, SameCountry, alike, longer
-from graphmind.ask.rules.amount import Amount, larger, numbers_in, parse_amount
+from graphmind.ask.rules.amount import Amount, larger, numbers_in, parse_amount, with_unit
 from graphmind.ask.rules.compare import Comparison, parse_date, pick
 from graphmind.ask.rules.evidence import says
 from graphmind.ask.rules.text import capitalised, titled
@@ -68,6 +68,13 @@ class Dated:
         return found is not None and any(
             found.written in numbers_in(says(c)) and titled(c.title, self.whose) for c in self.cited
         )
+
+    def reading(self, asks: Asks) -> str:
+        """The answer as the comparison reads it: a measure with the unit its cited
+        passages write it in when the answer gave none."""
+        if isinstance(asks, Amount):
+            return with_unit(self.answer, [says(c) for c in self.cited])
+        return self.answer
 
     def read(self, asks: Asks) -> bool:
         """Whether the answer is one a comparison may be decided by (see ``stated``,
@@ -122,7 +129,7 @@ def compare(state: AskState, asks: Asks, ask: AskOne, same: SameName) -> Picked 
             dated.append(Dated(option, *ask(question, first)))
             if not dated[-1].read(asks):
                 return None  # the other option's answer cannot decide alone
-    winner = decide(asks, [d.answer for d in dated], same)
+    winner = decide(asks, [d.reading(asks) for d in dated], same)
     if winner is None:
         return None
     for d in dated:
@@ -189,8 +196,8 @@ def statements(picked: Picked) -> list[Statement]:
         verdict = f"{picked.winner} lived {lived}, so the answer is {picked.winner}."
         return [*said, Statement(verdict, ids(picked.cited()))]
     if isinstance(asks, Amount):
-        said = [Statement(asks.says(d.option, d.answer), ids(d.cited)) for d in dated]
-        first, second = (d.answer for d in dated)
+        said = [Statement(asks.says(d.option, d.reading(asks)), ids(d.cited)) for d in dated]
+        first, second = (d.reading(asks) for d in dated)
         more = (picked.winner == asks.options[0]) == asks.more
         verdict = f"{first} is {'more' if more else 'less'} than {second}"
         return [
