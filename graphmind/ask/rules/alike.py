@@ -198,6 +198,6 @@ Asks = Comparison | SameCountry | Lifespan | Amount
 
 def two_options(question: str) -> Asks | None:
     """The two-option comparison a question asks, decided in code once each option's
-    question is answered: dates, the same country, lifespans, amounts; None for anything
+    question is answered: dates, the same country, lifespans, measures; None for anything
     else."""
     return comparison(question) or same_country(question) or lifespan(question) or amount(question)

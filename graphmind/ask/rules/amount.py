@@ -7,7 +7,7 @@ number from a passage well and compares two badly.
 Counts ("Which opera has more acts, A or B?") are not asked so: a passage seldom writes
 a count as a number (it names the acts or the albums), the 1.5B guessed one instead, and
 each guess cost a sub-question before the loop took the question anyway
-(docs/ask-loop.md, "Amounts").
+(docs/ask-loop.md, "Measures").
 
 ``amount`` reads the question; ``parse_amount`` reads a number as written (digits or
 words, a scale, a unit of length or time); ``larger`` says which option wins, or None
