@@ -102,6 +102,7 @@ class Picked:
     asks: Asks
     winner: str
     dated: list[Dated]
+    answers: list[str]  # the dated answers as the comparison read them (``Dated.reading``)
 
     def cited(self) -> list[Candidate]:
         """The passages the dates were read from, once each, in the options' order."""
@@ -129,12 +130,13 @@ def compare(state: AskState, asks: Asks, ask: AskOne, same: SameName) -> Picked 
             dated.append(Dated(option, *ask(question, first)))
             if not dated[-1].read(asks):
                 return None  # the other option's answer cannot decide alone
-    winner = decide(asks, [d.reading(asks) for d in dated], same)
+    answers = [d.reading(asks) for d in dated]
+    winner = decide(asks, answers, same)
     if winner is None:
         return None
     for d in dated:
         fold(state, d.state)
-    return Picked(asks, winner, dated)
+    return Picked(asks, winner, dated, answers)
 
 
 def decide(asks: Asks, answers: list[str], same: SameName) -> str | None:
@@ -177,13 +179,20 @@ def fold(state: AskState, sub: AskState) -> None:
 def statements(picked: Picked) -> list[Statement]:
     """The full answer: each option's answers on the passages they were read from, then
     what decides."""
-    asks, dated = picked.asks, picked.dated
+    asks, dated, answers = picked.asks, picked.dated, picked.answers
     if isinstance(asks, SameCountry):
+        first, second = answers
         said = [Statement(asks.says(d.option, d.answer), ids(d.cited)) for d in dated]
-        first, second = (d.answer for d in dated)
         kind = "the same country" if picked.winner == YES else "different countries"
-        verdict = f"{first} and {second} are {kind}, so the answer is {picked.winner}."
-        return [*said, Statement(verdict, ids(picked.cited()))]
+        return [*said, concluded(picked, f"{first} and {second} are {kind}")]
+    if isinstance(asks, Amount):
+        said = [
+            Statement(asks.says(d.option, r), ids(d.cited))
+            for d, r in zip(dated, answers, strict=True)
+        ]
+        first, second = answers
+        more = (picked.winner == asks.options[0]) == asks.more
+        return [*said, concluded(picked, f"{first} is {'more' if more else 'less'} than {second}")]
     if isinstance(asks, Lifespan):
         said = [
             Statement(
@@ -193,29 +202,26 @@ def statements(picked: Picked) -> list[Statement]:
             for b, d in (dated[:2], dated[2:])
         ]
         lived = "longer" if asks.longer else "shorter"
-        verdict = f"{picked.winner} lived {lived}, so the answer is {picked.winner}."
-        return [*said, Statement(verdict, ids(picked.cited()))]
-    if isinstance(asks, Amount):
-        said = [Statement(asks.says(d.option, d.reading(asks)), ids(d.cited)) for d in dated]
-        first, second = (d.reading(asks) for d in dated)
-        more = (picked.winner == asks.options[0]) == asks.more
-        verdict = f"{first} is {'more' if more else 'less'} than {second}"
-        return [
-            *said,
-            Statement(f"{verdict}, so the answer is {picked.winner}.", ids(picked.cited())),
-        ]
+        return [*said, concluded(picked, f"{picked.winner} lived {lived}")]
     said = []
     for d in dated:
         event = {"born": "was born", "died": "died"}.get(asks.event, f"was {asks.event}")
         said.append(
             Statement(f"{capitalised(asks.subject(d.option))} {event} {d.answer}.", ids(d.cited))
         )
-    first, second = (d.answer for d in dated)
+    first, second = answers
     # the first date is the earlier one when it won an "earlier" question or lost a "later"
     earlier = (picked.winner == asks.options[0]) == (asks.direction == "earlier")
-    verdict = f"{first} is {'earlier' if earlier else 'later'} than {second}"
-    said.append(Statement(f"{verdict}, so the answer is {picked.winner}.", ids(picked.cited())))
-    return said
+    return [
+        *said,
+        concluded(picked, f"{first} is {'earlier' if earlier else 'later'} than {second}"),
+    ]
+
+
+def concluded(picked: Picked, reason: str) -> Statement:
+    """The full answer's last sentence: what decides, so the answer, on every passage
+    the answers were read from."""
+    return Statement(f"{reason}, so the answer is {picked.winner}.", ids(picked.cited()))
 
 
 def ids(cited: list[Candidate]) -> list[str]:
