@@ -234,3 +234,33 @@ def test_close_stops_the_server_with_a_second_pooled_connection(tmp_path: Path) 
     assert len(client.client_list()) >= 2
     store.close()
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
+
+
+def test_a_reopened_store_answers_vector_queries_at_once(tmp_path: Path) -> None:
+    """A server loading a store rebuilds its indexes in the background, and a vector
+    query meanwhile fails ("Invalid arguments for procedure 'db.idx.vector.queryNodes'"):
+    opening waits until they are operational, so the first query after it is answered."""
+    import random
+
+    rng = random.Random(7)
+    rows = [
+        {
+            "id": f"c{i}",
+            "text": f"chunk {i}",
+            "position": i,
+            "embedding": [rng.uniform(-1.0, 1.0) for _ in range(EMBEDDER.dimension)],
+        }
+        for i in range(6000)
+    ]
+    store = open_falkordb(tmp_path / "graph.db")
+    store.ensure_schema(EMBEDDER)
+    for start in range(0, len(rows), 1000):
+        store.write_rows("contract/merge_chunks", rows[start : start + 1000])
+    store.close()
+    again = open_falkordb(tmp_path / "graph.db")
+    try:
+        hits = again.vector_search("Chunk", rows[42]["embedding"], 5)  # type: ignore[arg-type]
+        assert hits[0].id == "c42"
+        assert all("UNDER CONSTRUCTION" not in i.state for i in again.indexes())
+    finally:
+        again.close()

@@ -6,7 +6,10 @@ never share one file; a watchdog process shuts the server down (saving) when thi
 process dies without closing the store, and a server orphaned anyway is shut down
 before the store is reopened; vectors go in through ``vecf32()`` (see ``{{VEC}}`` in
 the registry); vector indexes get ``efRuntime`` >= 100; the vector score (a cosine
-distance) is turned into a similarity in the query.
+distance) is turned into a similarity in the query. A server loading a store rebuilds
+its indexes in the background, and a vector query meanwhile fails ("Invalid arguments
+for procedure 'db.idx.vector.queryNodes'", seconds to minutes on a large store): opening
+waits until every index is operational.
 
 One process owns a store file (the lock) and its server; with ``attach=True`` another
 process, finding the store in use, connects to the owner's running server instead of
@@ -64,6 +67,7 @@ SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "everysec"}
 EF_RUNTIME = 100
 POOL_SIZE = 1000  # most nodes a full-text query ranks by BM25
 ATTACH_GRACE = 10.0  # seconds an attaching process waits for the owner to publish its socket
+INDEX_WAIT = 3600.0  # seconds opening waits for the loaded store's indexes to be rebuilt
 
 
 class FalkorDBLiteStore(GraphStore):
@@ -101,6 +105,7 @@ class FalkorDBLiteStore(GraphStore):
             self._graph = self._db.select_graph(self.graph_name)
             self.run("store/open_graph", write=True)
             self._lock.publish(str(self._db.client.socket_file))
+            self._wait_for_indexes()
         except Exception:
             if hasattr(self, "_watchdog"):
                 stop_watchdog(self._watchdog)
@@ -123,11 +128,31 @@ class FalkorDBLiteStore(GraphStore):
                 self._graph = db.select_graph(self.graph_name)
                 self.attached_to = owner
                 log.info("attached to the FalkorDB server of PID %s for %s", owner, self.location)
+                self._wait_for_indexes()
                 return
             if db is not None:
                 db.connection.close()
             if time.monotonic() >= deadline:
                 raise StoreInUseError(self.location, owner)
+            time.sleep(0.1)
+
+    def _wait_for_indexes(self, timeout: float = INDEX_WAIT) -> None:
+        """Return once no index or constraint is under construction (a loaded store's
+        are rebuilt in the background; a vector query fails until its index is done)."""
+        deadline = time.monotonic() + timeout
+        said = False
+        while True:
+            building = [i.name for i in self.indexes() if "UNDER CONSTRUCTION" in i.state]
+            if not building:
+                return
+            if time.monotonic() >= deadline:
+                raise StoreUnavailableError(
+                    f"{self.location}: {len(building)} indexes still under construction after "
+                    f"{timeout:g} s ({', '.join(building[:3])}…)"
+                )
+            if not said:
+                log.info("waiting for %d indexes of %s to be rebuilt", len(building), self.location)
+                said = True
             time.sleep(0.1)
 
     # -- primitives --------------------------------------------------------------
