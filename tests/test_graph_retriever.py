@@ -20,13 +20,13 @@ from graphmind.ask.retrievers import (
     Query,
     RetrieveOptions,
 )
-from graphmind.ask.retrievers.graph import graph_ranking
+from graphmind.ask.retrievers.graph import GraphOptions, graph_ranking
 from graphmind.ask.state import Tools
 from graphmind.ask.steps.gather import follow_up_passages, next_queries, retrieve, start
 from graphmind.communities.algorithms import weighted_personalized_pagerank
 from graphmind.core.decision import Candidate, Judgement, Round, Verdict
 from graphmind.embed.hashing import HashingEmbedder
-from graphmind.store.base import GraphStore, Projection
+from graphmind.store.base import GraphStore, Projection, TextHit
 
 QUESTION = "Who did the director of Alpha Film marry?"
 BRIDGE = "Boris Kowalski"
@@ -69,10 +69,41 @@ def test_the_walk_reaches_the_next_hop_vector_search_misses(
     graph = RETRIEVERS["graph"].search(store, query, options)
     assert BRIDGE not in _titles(store, vector)  # the premise: vector top-5 misses it
     titles = _titles(store, graph)
-    assert BRIDGE in titles[:3] and "Alpha Film" in titles[:3]
-    ranking = graph_ranking(store, query.vector)
+    # the twelve distractors repeat the question word for word, and the walk seeds the
+    # passages full text ranks first too: the bridge still comes within the first five
+    assert titles[0] == "Alpha Film" and BRIDGE in titles
+    ranking = graph_ranking(store, query)
     assert ranking.nodes <= 200  # a bounded sub-graph, not the whole store
     assert any(seed.startswith("e:") for seed in ranking.seeds)
+
+
+def test_the_walk_seeds_the_passages_the_full_text_index_ranks_first(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """The chunks full text ranks first for the question's words are seeded (on LoCoMo's
+    conversations the facts alone led the walk away from the passage); the search is
+    made once for the walk and the full-text list."""
+    store = _graph_store(open_store(), tmp_path)
+    question = "Where did Boris Kowalski wed Clara Weiss?"
+    query = Query(question, HashingEmbedder(HASH_SPEC).embed([question])[0])
+    searches: list[str] = []
+    search = store.fulltext_search
+
+    def counted(label: str, text: str, k: int) -> list[TextHit]:
+        searches.append(text)
+        return search(label, text, k)
+
+    store.fulltext_search = counted  # type: ignore[method-assign]
+    worded = RETRIEVERS["text"].search(store, query, RetrieveOptions())
+    seeded = graph_ranking(store, query)
+    assert searches == [question]  # one search for both
+    seeded_text = worded[: GraphOptions().text_passages]
+    assert seeded_text and all(seeded.seeds.get(f"c:{c}", 0.0) > 0 for c in seeded_text)
+    bare = graph_ranking(store, Query(question, query.vector), GraphOptions(text_passages=0))
+    assert searches == [question]
+    first = worded[0]
+    order = [c for c, _ in seeded.chunks]
+    assert order.index(first) <= [c for c, _ in bare.chunks].index(first)
 
 
 def test_a_chunk_only_store_has_no_graph_list_and_round_one_stays_vector(
@@ -182,7 +213,7 @@ def test_a_later_round_shows_the_follow_ups_walk_first_on_a_graph(
     """A next hop's round: its fresh passages are the follow-up's walk (``[ask] first``),
     which holds the passage its nearest chunks miss; ``first = "vector"`` keeps them."""
     store = _graph_store(open_store(), tmp_path)
-    options = AskOptions(record=False, first=first, follow_up=3)  # type: ignore[arg-type]
+    options = AskOptions(record=False, first=first, follow_up=5)  # type: ignore[arg-type]
     tools = Tools(store, HashingEmbedder(HASH_SPEC), scripted_llm(tmp_path / "c.sqlite"), options)
     state = start(tools, "Which drama is Alpha Film?")
     (bridge,) = [c for c in _passages(store) if c.title == BRIDGE]
@@ -191,7 +222,7 @@ def test_a_later_round_shows_the_follow_ups_walk_first_on_a_graph(
     state.asking = state.first = QUESTION  # the round after asks the hop
     found = retrieve(tools, state, next_queries(state))
     assert next_queries(state) == [state.question, QUESTION]
-    assert len(found) == 3  # nothing carried: the follow-up's first 3
+    assert len(found) == 5  # nothing carried: the follow-up's first 5
     shown = {c.title: c for c in found}
     assert (BRIDGE in shown) == (first == "graph")
     if first == "graph":  # shown again, under the list that found it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from graphmind.store.base import GraphStore
@@ -12,10 +12,12 @@ Ranking = list[str]
 
 @dataclass(frozen=True)
 class Query:
-    """The query a retriever searches for: its text and its embedding."""
+    """The query a retriever searches for: its text and its embedding (``found``: searches
+    that several retrievers read, made once per query)."""
 
     text: str
     vector: list[float]
+    found: dict[str, Ranking] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -42,6 +44,14 @@ class Retriever(Protocol):
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
         """Chunk ids for ``query``, best first; empty when it finds nothing."""
+
+
+def text_chunks(store: GraphStore, query: Query, k: int) -> Ranking:
+    """The ``k`` chunks the full-text index ranks first for the query (searched once)."""
+    key = f"text:{k}"
+    if key not in query.found:
+        query.found[key] = [h.id for h in store.fulltext_search("Chunk", query.text, k)]
+    return query.found[key]
 
 
 def chunks_in_order(rows: list[dict[str, str]], key: str, order: Ranking) -> Ranking:

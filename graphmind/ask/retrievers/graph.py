@@ -3,19 +3,22 @@
 The facts (triplets) nearest the query seed the walk at their subject and object
 entities, each weighted by the fact's similarity over the number of chunks stating a
 fact of that entity (a rare entity says more than a hub); the passages nearest the query
-are seeded too, with a small weight. PageRank then runs on a bounded sub-graph read by
-named Cypher: the seeds, their ``RELATED`` and ``SAME_AS`` neighbours, the chunks
-stating their facts, and the near passages with their entities. Passages are ranked by
-their score, so a passage the question never names but its facts lead to (the next hop)
-can rank above a near-duplicate of the question.
+are seeded too, with a small weight, and so are the passages the full-text index ranks
+first for the query's words (names, numbers, rare terms a sentence embedding blurs).
+PageRank then runs on a bounded sub-graph read by named Cypher: the seeds, their
+``RELATED`` and ``SAME_AS`` neighbours, the chunks stating their facts, and the near
+passages with their entities. Passages are ranked by their score, so a passage the
+question never names but its facts lead to (the next hop) can rank above a
+near-duplicate of the question.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions
+from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, text_chunks
 from graphmind.communities.algorithms import weighted_personalized_pagerank
 from graphmind.core.recipes import GRAPH
 from graphmind.store.base import GraphStore, Projection
@@ -29,7 +32,9 @@ class GraphOptions:
 
     facts: int = 5  # triplets nearest the query that seed their entities
     passages: int = 50  # chunks nearest the query, seeded as passage nodes
-    passage_weight: float = 0.05  # a passage seed's weight against a fact's entity
+    passage_weight: float = 0.1  # the nearest passage's seed weight against a fact's entity
+    text_passages: int = 5  # chunks the full-text index ranks first, seeded too
+    text_weight: float = 0.1  # the first full-text chunk's seed weight, falling with rank
     damping: float = 0.6  # chance of following an edge (HippoRAG 2: 0.5; measured below)
     per_entity: int = 30  # neighbours and chunks read per entity (the sub-graph's bound)
 
@@ -54,16 +59,17 @@ class GraphPassages:
         self.options = options or GraphOptions()
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
-        ranking = graph_ranking(store, query.vector, self.options)
+        ranking = graph_ranking(store, query, self.options)
         return [chunk for chunk, _ in ranking.chunks[: options.per_list]]
 
 
 def graph_ranking(
-    store: GraphStore, vector: list[float], options: GraphOptions | None = None
+    store: GraphStore, query: Query, options: GraphOptions | None = None
 ) -> GraphRanking:
     """Passages ranked by the walk; empty when the store has no fact near the query (a
     chunk-only store), so the caller keeps its vector list."""
     opts = options or GraphOptions()
+    vector = query.vector
     facts = store.vector_search("Triplet", vector, opts.facts)
     if not facts:
         return GraphRanking()
@@ -81,9 +87,13 @@ def graph_ranking(
     for hit in near:
         share = (hit.similarity - low) / (high - low) if high > low else 1.0
         seeds[_chunk(hit.id)] += opts.passage_weight * share
-    graph = _subgraph(
-        store, [e[2:] for e in seeds if e.startswith("e:")], [h.id for h in near], opts
-    )
+    # read from the full-text list's own search (its default depth): one search for both
+    depth = max(opts.text_passages, RetrieveOptions.per_list)
+    worded = text_chunks(store, query, depth)[: opts.text_passages] if opts.text_passages else []
+    for rank, chunk in enumerate(worded):
+        seeds[_chunk(chunk)] += opts.text_weight * (1.0 - rank / len(worded))
+    entities = [e[2:] for e in seeds if e.startswith("e:")]
+    graph = _subgraph(store, entities, [h.id for h in near], opts, worded)
     scores = weighted_personalized_pagerank(graph, seeds, damping=opts.damping)
     chunks = sorted(
         ((node[2:], s) for node, s in scores.items() if node.startswith("c:")),
@@ -93,10 +103,15 @@ def graph_ranking(
 
 
 def _subgraph(
-    store: GraphStore, entities: list[str], passages: list[str], opts: GraphOptions
+    store: GraphStore,
+    entities: list[str],
+    passages: list[str],
+    opts: GraphOptions,
+    worded: Sequence[str] = (),
 ) -> Projection:
-    """The seeds, their neighbours, the chunks stating facts of either, and the near
-    passages with their entities; node ids prefixed by kind (``e:``, ``c:``)."""
+    """The seeds, their neighbours, the chunks stating facts of either, the near
+    passages with their entities, and the full-text passages (seeds, with no edges of
+    their own read); node ids prefixed by kind (``e:``, ``c:``)."""
     edges: list[tuple[str, str, float]] = []
     for row in store.run(
         "ask/graph_entity_edges", {"ids": entities, "per_entity": opts.per_entity}
@@ -113,7 +128,7 @@ def _subgraph(
         edges.extend((chunk, _entity(entity), 1.0) for entity in row["entities"])
     nodes = {n for a, b, _ in edges for n in (a, b)}
     nodes.update(_entity(e) for e in entities)
-    nodes.update(_chunk(c) for c in passages)
+    nodes.update(_chunk(c) for c in (*passages, *worded))
     return Projection(sorted(nodes), edges)
 
 

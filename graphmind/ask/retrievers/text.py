@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions
+from graphmind.ask.retrievers.base import Query, Ranking, RetrieveOptions, text_chunks
 from graphmind.core.recipes import TEXT
 from graphmind.store.base import GraphStore
 
@@ -16,4 +16,4 @@ class FullTextChunks:
     source = TEXT_CHUNK
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
-        return [h.id for h in store.fulltext_search("Chunk", query.text, options.per_list)]
+        return list(text_chunks(store, query, options.per_list))
