@@ -152,7 +152,7 @@ def test_rg_is_vanilla_rag_until_profiles_form(tmp_path: Path, settings: Setting
             assert c == re.sub(r' Top reason \((used|rejected), \d+/\d+\): "r"\.', "", b)
     assert any(r.profile_coverage > 0 for r in ordered)
     assert all(r.verdicts for r in results.values())  # every passage judged
-    with pytest.raises(BadInputError, match="different profile_reasons"):
+    with pytest.raises(BadInputError, match="profile_reasons differs"):
         run_eval(run_dir / "bare", replace(options, configs=("rg",)), settings, embedder=embedder)
     assert "profile_reasons" not in json.loads((run_dir / "rg" / "run.json").read_text())
 
@@ -184,7 +184,10 @@ def test_max_triplets_zero_shows_the_passages_without_their_facts(
     assert [re.sub(r"\n    facts: [^\n]*", "", p) for p in shown] == bare
     assert json.loads((tmp_path / "0" / "run.json").read_text())["max_triplets"] == 0
     assert "max_triplets" not in json.loads((tmp_path / "6" / "run.json").read_text())
-    with pytest.raises(BadInputError, match="different max_triplets"):
+    # the report's command repeats the run: its build and its facts
+    command = json.loads((tmp_path / "0" / "results.json").read_text())["meta"]["command"]
+    assert command.endswith("--extract fast --max-triplets 0")
+    with pytest.raises(BadInputError, match="max_triplets differs: 0 there, the default asked"):
         run_eval(tmp_path / "0", options, settings)
 
 
@@ -359,7 +362,7 @@ def test_retrieval_only_measures_every_list_without_an_llm(
     from graphmind.eval.retrieval import RETRIEVAL_FILE, ROUND1, format_table, run_retrieval
 
     run_dir = tmp_path / "run"
-    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=10)
+    options = EvalOptions("musique", data_root=FIXTURES, limit=None, k=10, extract="none")
     embedder = HashingEmbedder(HASH_SPEC)
     result = run_retrieval(run_dir, options, settings, embedder=embedder)
     lists = result["lists"]
@@ -419,5 +422,5 @@ def test_a_run_asks_with_the_policy_it_is_bound_to(tmp_path: Path, settings: Set
     bound = json.loads((tmp_path / "reflect" / "run.json").read_text())
     assert bound["policy"] == "reflect"
     assert "policy" not in json.loads((tmp_path / "rules" / "run.json").read_text())
-    with pytest.raises(ConfigError, match="different policy"):
+    with pytest.raises(ConfigError, match="policy differs"):
         run_eval(tmp_path / "reflect", options, settings, llm=llm, embedder=embedder)

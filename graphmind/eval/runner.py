@@ -101,7 +101,8 @@ class EvalOptions:
     policy: PolicyName = AskOptions.policy
     recall_k: tuple[int, ...] = (2, 5, 10)
     protocol: EvalProtocol = "sequential"
-    extract: ExtractMode = "none"
+    # the graph a user builds offline (spaCy); "none": chunk-only, as vector RAG
+    extract: ExtractMode = "fast"
     chunk_size: int = 256
     consistency: int = 0  # probe questions for verdict consistency (0: skip)
     consistency_runs: int = 3
@@ -453,12 +454,21 @@ def _bind(run: _Run) -> None:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored != identity:
             changed = sorted(k for k in stored | identity if stored.get(k) != identity.get(k))
+            differences = ", ".join(
+                f"{k} differs: {_shown(stored.get(k))} there, {_shown(identity.get(k))} asked"
+                for k in changed
+            )
             raise BadInputError(
-                f"{run.run_dir} holds another evaluation (different {', '.join(changed)}); "
-                "use another --run-dir"
+                f"{run.run_dir} holds another evaluation ({differences}); "
+                "give the same options to go on, or use another --run-dir"
             )
         return
     path.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
+
+
+def _shown(value: Any) -> str:
+    """A bound value in a message; an option at its default is not bound (None)."""
+    return "the default" if value is None else repr(value)
 
 
 def _order(run: _Run, vectors: Sequence[Sequence[float]]) -> list[EvalQuestion]:
@@ -672,8 +682,13 @@ def _command(options: EvalOptions) -> str:
         parts += ["--subset", options.subset]
     if options.limit is not None:
         parts += ["--limit", str(options.limit)]
+    if options.questions is not None:
+        parts += ["--questions", str(options.questions)]
     parts += ["--seed", str(options.seed), "--configs", ",".join(options.configs)]
     parts += ["--k", str(options.k), "--max-rounds", str(options.max_rounds)]
+    parts += ["--extract", options.extract]
+    if options.max_triplets != RetrieveOptions.max_triplets:
+        parts += ["--max-triplets", str(options.max_triplets)]
     if options.consistency:
         parts += ["--consistency", str(options.consistency)]
     if options.store:
