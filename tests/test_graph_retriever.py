@@ -104,6 +104,11 @@ def test_the_walk_seeds_the_passages_the_full_text_index_ranks_first(
     first = worded[0]
     order = [c for c, _ in seeded.chunks]
     assert order.index(first) <= [c for c, _ in bare.chunks].index(first)
+    # a configured depth is shared too: the walk reads the list's own search
+    again, narrow = Query(question, query.vector), RetrieveOptions(per_list=8)
+    RETRIEVERS["text"].search(store, again, narrow)
+    RETRIEVERS["graph"].search(store, again, narrow)
+    assert searches == [question, question]
 
 
 def test_a_chunk_only_store_has_no_graph_list_and_round_one_stays_vector(

@@ -59,15 +59,19 @@ class GraphPassages:
         self.options = options or GraphOptions()
 
     def search(self, store: GraphStore, query: Query, options: RetrieveOptions) -> Ranking:
-        ranking = graph_ranking(store, query, self.options)
+        ranking = graph_ranking(store, query, self.options, options.per_list)
         return [chunk for chunk, _ in ranking.chunks[: options.per_list]]
 
 
 def graph_ranking(
-    store: GraphStore, query: Query, options: GraphOptions | None = None
+    store: GraphStore,
+    query: Query,
+    options: GraphOptions | None = None,
+    per_list: int = RetrieveOptions.per_list,
 ) -> GraphRanking:
     """Passages ranked by the walk; empty when the store has no fact near the query (a
-    chunk-only store), so the caller keeps its vector list."""
+    chunk-only store), so the caller keeps its vector list. ``per_list``: how deep the
+    full-text list searches, so the walk reads the same search."""
     opts = options or GraphOptions()
     vector = query.vector
     facts = store.vector_search("Triplet", vector, opts.facts)
@@ -87,8 +91,8 @@ def graph_ranking(
     for hit in near:
         share = (hit.similarity - low) / (high - low) if high > low else 1.0
         seeds[_chunk(hit.id)] += opts.passage_weight * share
-    # read from the full-text list's own search (its default depth): one search for both
-    depth = max(opts.text_passages, RetrieveOptions.per_list)
+    # read from the full-text list's own search: one search for both
+    depth = max(opts.text_passages, per_list)
     worded = text_chunks(store, query, depth)[: opts.text_passages] if opts.text_passages else []
     for rank, chunk in enumerate(worded):
         seeds[_chunk(chunk)] += opts.text_weight * (1.0 - rank / len(worded))
