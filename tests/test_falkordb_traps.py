@@ -236,10 +236,13 @@ def test_close_stops_the_server_with_a_second_pooled_connection(tmp_path: Path) 
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
 
 
-def test_a_reopened_store_answers_vector_queries_at_once(tmp_path: Path) -> None:
+def test_a_reopened_store_answers_vector_queries_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     """A server loading a store rebuilds its indexes in the background, and a vector
     query meanwhile fails ("Invalid arguments for procedure 'db.idx.vector.queryNodes'"):
-    opening waits until they are operational, so the first query after it is answered."""
+    opening waits until they are operational, so the first query after it is answered,
+    and says so when the wait is long enough to notice (here: at once)."""
     import random
 
     rng = random.Random(7)
@@ -257,10 +260,14 @@ def test_a_reopened_store_answers_vector_queries_at_once(tmp_path: Path) -> None
     for start in range(0, len(rows), 1000):
         store.write_rows("contract/merge_chunks", rows[start : start + 1000])
     store.close()
-    again = open_falkordb(tmp_path / "graph.db")
+    monkeypatch.setattr(falkordb, "INDEX_SAY", 0.0)
+    with caplog.at_level("WARNING", logger=falkordb.__name__):
+        again = open_falkordb(tmp_path / "graph.db")
     try:
         hits = again.vector_search("Chunk", rows[42]["embedding"], 5)  # type: ignore[arg-type]
         assert hits[0].id == "c42"
         assert all("UNDER CONSTRUCTION" not in i.state for i in again.indexes())
+        said = [r.getMessage() for r in caplog.records]
+        assert any("waiting for" in m and "indexes to be rebuilt" in m for m in said), said
     finally:
         again.close()

@@ -68,6 +68,7 @@ EF_RUNTIME = 100
 POOL_SIZE = 1000  # most nodes a full-text query ranks by BM25
 ATTACH_GRACE = 10.0  # seconds an attaching process waits for the owner to publish its socket
 INDEX_WAIT = 3600.0  # seconds opening waits for the loaded store's indexes to be rebuilt
+INDEX_SAY = 1.0  # seconds of that wait before it is said (printed as a warning)
 
 
 class FalkorDBLiteStore(GraphStore):
@@ -139,19 +140,24 @@ class FalkorDBLiteStore(GraphStore):
     def _wait_for_indexes(self, timeout: float = INDEX_WAIT) -> None:
         """Return once no index or constraint is under construction (a loaded store's
         are rebuilt in the background; a vector query fails until its index is done)."""
-        deadline = time.monotonic() + timeout
+        start = time.monotonic()
         said = False
         while True:
             building = [i.name for i in self.indexes() if "UNDER CONSTRUCTION" in i.state]
             if not building:
                 return
-            if time.monotonic() >= deadline:
+            waited = time.monotonic() - start
+            if waited >= timeout:
                 raise StoreUnavailableError(
                     f"{self.location}: {len(building)} indexes still under construction after "
                     f"{timeout:g} s ({', '.join(building[:3])}…)"
                 )
-            if not said:
-                log.info("waiting for %d indexes of %s to be rebuilt", len(building), self.location)
+            if not said and waited >= INDEX_SAY:  # a pause a person would wonder about
+                log.warning(
+                    "%s: waiting for %d of its indexes to be rebuilt after loading",
+                    self.location,
+                    len(building),
+                )
                 said = True
             time.sleep(0.1)
 
