@@ -59,6 +59,13 @@ def test_a_sentence_no_passage_states_is_left_out() -> None:
     assert attribute([(f"{made_up} {kept}", [1])], PASSAGES) == [Attributed(kept, [1])]
 
 
+def test_a_sentence_that_only_announces_what_follows_is_left_out() -> None:
+    """The 1.5B copies a passage's "Here's a trivial example:" without the example."""
+    kept = "The freeze tool converts Python byte code to C arrays."
+    for announcing in ("Here's a trivial example:", "The freeze tool converts it as follows: "):
+        assert attribute([(f"{kept} {announcing}", [2])], PASSAGES) == [Attributed(kept, [2])]
+
+
 def test_a_short_sentence_keeps_the_citations_it_was_given() -> None:
     assert attribute([("Use freeze.", [2, 9])], PASSAGES) == [Attributed("Use freeze.", [2])]
     assert attribute([("Use freeze.", [9])], PASSAGES) == []  # no shown passage cited

@@ -48,14 +48,16 @@ def attribute(
     each with the passages that state at least ``GROUNDED`` of its content words between
     them: its own citations when they do and no shown passages state ``MARGIN`` more of
     them, else the shown passages that state the most. A sentence that no passage states
-    is left out; one with fewer than ``MIN_WORDS`` content words keeps the citations it
-    was given."""
+    is left out, and so is one that only announces what follows ("Here is an example:");
+    one with fewer than ``MIN_WORDS`` content words keeps the citations it was given."""
     stems = dict(enumerate((content_stems(p) for p in passages), start=1))
     out = []
     for text, cited in sentences:
         known = [n for n in cited if n in stems]
         for said in split_sentences(text):
             sentence = unnarrated(said)
+            if sentence.rstrip().endswith(":"):  # "Here's an example:", with nothing after it
+                continue
             words = content_stems(sentence)
             if len(words) < MIN_WORDS:
                 if known:
