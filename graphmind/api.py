@@ -12,7 +12,7 @@ from graphmind.core.errors import BadInputError, ConfigError, EmptyStoreError, N
 from graphmind.core.progress import Progress
 from graphmind.factories import open_store
 from graphmind.ingest.documents import LIST_LIMIT
-from graphmind.ingest.pipeline import BuildOptions, BuildReport
+from graphmind.ingest.options import BuildOptions, BuildReport
 
 if TYPE_CHECKING:
     from graphmind.ask.options import AskOptions

@@ -23,7 +23,7 @@ from graphmind.core.errors import GraphMindError, InterruptedBuildError, QueryFa
 from graphmind.doctor import DoctorReport, run_doctor
 from graphmind.factories import open_store
 from graphmind.ingest.loaders import LoadOptions
-from graphmind.ingest.pipeline import BuildOptions, ExtractMode, Layer, ResolveMode
+from graphmind.ingest.options import BuildOptions, ExtractMode, Layer, ResolveMode
 from graphmind.memory.prune import PruneOptions
 from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.serve import DEFAULT_HOST, DEFAULT_PORT

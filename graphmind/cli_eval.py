@@ -13,7 +13,7 @@ from graphmind.cli_common import choice, err, knob, loop_knobs, out
 from graphmind.config import Settings
 from graphmind.eval.datasets import DATASETS
 from graphmind.eval.runner import CONFIGS, EvalOptions, EvalProtocol
-from graphmind.ingest.pipeline import ExtractMode
+from graphmind.ingest.options import ExtractMode
 
 
 def register(main: click.Group) -> None:

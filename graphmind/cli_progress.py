@@ -28,7 +28,7 @@ from rich.progress import (
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from graphmind.ingest.pipeline import BuildReport
+    from graphmind.ingest.options import BuildReport
 
 LINE_INTERVAL = 10.0  # seconds between plain progress lines of one stage
 PIPED_WIDTH = 10_000  # "no wrap": rich needs a width; tables only take what they need

@@ -31,7 +31,7 @@ from graphmind.communities.pipeline import CommunityOptions
 from graphmind.core.errors import ConfigError
 from graphmind.core.redact import has_credentials, public_url
 from graphmind.embed.spec import EmbedderSpec, parse_embedder
-from graphmind.ingest.pipeline import BuildOptions
+from graphmind.ingest.options import BuildOptions
 from graphmind.memory.prune import PruneOptions
 
 DEFAULT_STORE = "falkordb-lite://./.graphmind/graph.db"

@@ -61,7 +61,8 @@ from graphmind.factories import make_embedder
 from graphmind.ingest.build import run_build
 from graphmind.ingest.chunking import chunk_text
 from graphmind.ingest.loaders import load_paths
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, chunk_size_for
+from graphmind.ingest.options import BuildOptions
+from graphmind.ingest.pipeline import BuildPipeline, chunk_size_for
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import Responder, ScriptedProvider

@@ -28,7 +28,8 @@ from graphmind.communities.pipeline import CommunityOptions, build_communities
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import parse_embedder
 from graphmind.extract.heuristic import heuristic_response
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+from graphmind.ingest.options import BuildOptions
+from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from graphmind.store.falkordb import FalkorDBLiteStore

@@ -44,7 +44,8 @@ from graphmind.embed.onnx_provider import OnnxEmbedder  # noqa: E402
 from graphmind.eval.datasets import EvalDataset, load_dataset, write_corpus  # noqa: E402
 from graphmind.eval.metrics import recall_at_k  # noqa: E402
 from graphmind.factories import make_embedder  # noqa: E402
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline  # noqa: E402
+from graphmind.ingest.options import BuildOptions  # noqa: E402
+from graphmind.ingest.pipeline import BuildPipeline  # noqa: E402
 from graphmind.store.falkordb import FalkorDBLiteStore  # noqa: E402
 
 DEFAULT_EMBEDDERS = ("st:all-MiniLM-L6-v2", "onnx:all-MiniLM-L6-v2")

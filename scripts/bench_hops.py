@@ -38,7 +38,8 @@ from graphmind.core.errors import GraphMindError
 from graphmind.embed import Embedder
 from graphmind.eval.datasets import GoldPassage, is_gold
 from graphmind.factories import make_embedder, open_store
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+from graphmind.ingest.options import BuildOptions
+from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.llm import LLM
 from graphmind.store.base import GraphStore
 from scripts.benchkit import spread

@@ -63,7 +63,8 @@ from graphmind.ingest.build import run_build
 from graphmind.ingest.chunking import chunk_text
 from graphmind.ingest.documents import delete_documents
 from graphmind.ingest.loaders import load_paths
-from graphmind.ingest.pipeline import BuildOptions, chunk_size_for
+from graphmind.ingest.options import BuildOptions
+from graphmind.ingest.pipeline import chunk_size_for
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from graphmind.store.base import GraphStore

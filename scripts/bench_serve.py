@@ -82,7 +82,7 @@ def prepare(store: str, folder: Path) -> None:
     from graphmind.communities.pipeline import CommunityOptions
     from graphmind.factories import make_embedder, open_store
     from graphmind.ingest.build import run_build
-    from graphmind.ingest.pipeline import BuildOptions
+    from graphmind.ingest.options import BuildOptions
 
     settings = settings_for(store, folder)
     data = folder / "corpus.json"

@@ -24,7 +24,7 @@ from graphmind.embed.spec import EmbedderSpec
 from graphmind.factories import make_embedder, open_store
 from graphmind.ingest.build import run_build
 from graphmind.ingest.loaders import LoadOptions
-from graphmind.ingest.pipeline import BuildOptions, ExtractMode
+from graphmind.ingest.options import BuildOptions, ExtractMode
 from graphmind.store.base import DELETE_BATCH, GraphStore
 from graphmind.store.falkordb import FalkorDBLiteStore
 

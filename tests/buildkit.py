@@ -8,7 +8,8 @@ from typing import Any
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.spec import EmbedderSpec
 from graphmind.extract.heuristic import heuristic_response
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, BuildReport
+from graphmind.ingest.options import BuildOptions, BuildReport
+from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.llm.base import Message
 from graphmind.llm.cache import ResponseCache
 from graphmind.llm.client import LLM

@@ -18,7 +18,7 @@ from graphmind.ask.options import AskOptions
 from graphmind.config import load_settings
 from graphmind.core.decision import full_answer
 from graphmind.factories import open_store
-from graphmind.ingest.pipeline import BuildOptions
+from graphmind.ingest.options import BuildOptions
 from graphmind.llm.models import offline_model_path
 
 pytestmark = pytest.mark.slow

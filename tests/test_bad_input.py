@@ -235,7 +235,8 @@ def _corpus(root: Path, n: int) -> Path:
 
 def test_ctrl_c_summary_counts_what_was_written(open_store: StoreFactory, tmp_path: Path) -> None:
     from buildkit import HASH_SPEC
-    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.options import BuildOptions
+    from graphmind.ingest.pipeline import BuildPipeline
 
     corpus = _corpus(tmp_path / "corpus", 10)
     store = open_store()
@@ -298,7 +299,8 @@ def test_a_build_counts_documents_another_build_wrote_first(
 def test_two_builders_on_neo4j_report_what_each_wrote(tmp_path: Path) -> None:
     from buildkit import HASH_SPEC
     from graphmind.embed.hashing import HashingEmbedder
-    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.options import BuildOptions
+    from graphmind.ingest.pipeline import BuildPipeline
 
     corpus = _corpus(tmp_path / "corpus", 40)
     first = open_neo4j()
@@ -354,7 +356,8 @@ def test_the_default_chunk_size_fits_the_embedder_without_a_warning(
     open_store: StoreFactory, tmp_path: Path
 ) -> None:
     from buildkit import HASH_SPEC
-    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.options import BuildOptions
+    from graphmind.ingest.pipeline import BuildPipeline
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -11,8 +11,7 @@ import pytest
 from buildkit import build, dump, entity_names, provider_of, scripted_llm
 from conftest import EMBEDDER, FIRST_SEEN, StoreFactory
 from graphmind.extract.heuristic import heuristic_extraction
-from graphmind.ingest.linking import nearest_entities
-from graphmind.ingest.pipeline import SAME_AS_NEIGHBOURS
+from graphmind.ingest.linking import SAME_AS_NEIGHBOURS, nearest_entities
 from graphmind.llm.base import Message
 from graphmind.store.base import GraphStore
 
@@ -370,9 +369,10 @@ def test_a_few_new_entities_are_linked_through_the_index_not_by_reading_the_stor
     just those, with the same pairs."""
     from graphmind.embed.hashing import HashingEmbedder
     from graphmind.embed.spec import parse_embedder
-    from graphmind.ingest import pipeline as module
+    from graphmind.ingest import linking as module
     from graphmind.ingest.linking import exact_link
-    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.options import BuildOptions
+    from graphmind.ingest.pipeline import BuildPipeline
 
     embedder = HashingEmbedder(parse_embedder("hash:384"))
     names = [f"Harbour Town {n}" for n in range(20)] + ["Harbour Town 0"]  # one twin

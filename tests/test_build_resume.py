@@ -30,7 +30,8 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[3])
     from buildkit import HASH_SPEC, scripted_llm
     from graphmind.core.progress import NoProgress
-    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.pipeline import BuildPipeline
+    from graphmind.ingest.options import BuildOptions
     from graphmind.embed.hashing import HashingEmbedder
     from graphmind.extract.heuristic import heuristic_response
     from conftest import open_falkordb, open_neo4j

@@ -12,7 +12,7 @@ import pytest
 from conftest import store_settings
 from graphmind import api
 from graphmind.config import load_settings
-from graphmind.ingest.pipeline import BuildOptions
+from graphmind.ingest.options import BuildOptions
 from graphmind.llm.models import default_gguf_path
 
 pytestmark = pytest.mark.slow

@@ -19,7 +19,8 @@ from graphmind.embed.hashing import HashingEmbedder
 from graphmind.extract.extractor import ChunkText
 from graphmind.extract.fast import DEFAULT_MODEL, FastExtractor, topic_name
 from graphmind.ingest.build import FAST_COMMUNITIES, run_build
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+from graphmind.ingest.options import BuildOptions
+from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.store.base import GraphStore
 
 needs_model = pytest.mark.skipif(

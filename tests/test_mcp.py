@@ -144,7 +144,7 @@ def test_mcp_ask_returns_the_short_and_the_full_answer(
     ``short`` makes no full-answer call."""
     from graphmind import api
     from graphmind.config import load_settings
-    from graphmind.ingest.pipeline import BuildOptions
+    from graphmind.ingest.options import BuildOptions
     from graphmind.mcp_server import GraphMindTools
 
     replies = {

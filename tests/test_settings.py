@@ -160,7 +160,7 @@ def test_every_knob_option_defaults_to_the_settings() -> None:
     """At run time: an option of a command that sets a knob has no default of its own
     (None: the settings apply), and its choices are its field's Literal values."""
     from graphmind.communities.pipeline import CommunityOptions
-    from graphmind.ingest.pipeline import BuildOptions
+    from graphmind.ingest.options import BuildOptions
 
     knobs = {"build", "ask", "communities", "prune", "eval"}
     for name in knobs:

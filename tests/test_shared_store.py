@@ -28,7 +28,8 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[3])
     from buildkit import HASH_SPEC
     from graphmind.core.progress import NoProgress
-    from graphmind.ingest.pipeline import BuildOptions, BuildPipeline
+    from graphmind.ingest.pipeline import BuildPipeline
+    from graphmind.ingest.options import BuildOptions
     from graphmind.embed.hashing import HashingEmbedder
     from graphmind.store.falkordb import FalkorDBLiteStore
 

@@ -54,7 +54,7 @@ from graphmind.eval.metrics import ConsistencyResult, consistency, gold_reuse, r
 from graphmind.eval.records import QuestionResult, append_result, load_results, score
 from graphmind.eval.report import write_report
 from graphmind.factories import open_store
-from graphmind.ingest.pipeline import BuildOptions, ExtractMode
+from graphmind.ingest.options import BuildOptions, ExtractMode
 from graphmind.memory.decisions import final_verdicts
 from graphmind.memory.feedback import record_feedback
 from graphmind.memory.profiles import ProfileOptions

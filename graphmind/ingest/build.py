@@ -22,7 +22,8 @@ from graphmind.communities.pipeline import (
 )
 from graphmind.core.progress import Progress
 from graphmind.ingest.loaders import LoadFailure
-from graphmind.ingest.pipeline import BuildOptions, BuildPipeline, BuildReport
+from graphmind.ingest.options import BuildOptions, BuildReport
+from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.store.base import GraphStore
 
 if TYPE_CHECKING:

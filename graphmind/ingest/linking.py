@@ -20,12 +20,67 @@ EXACT_LINK_LIMIT = 50_000  # up to this many entities, near-duplicates by exact 
 EXACT_LINK_SHARE = 0.5
 VECTOR_PAGE = 5_000  # entities (or their vectors) read per query by the exact search
 SAME_FIRST_LAST = 0.9  # name similarity of multi-word names that share first and last word
+SAME_AS_NEIGHBOURS = 6  # nearest entities checked as near-duplicates of a pending one
 
 
 def exact_link(pending: int, entities: int) -> bool:
     """Whether the link stage finds the near-duplicates of ``pending`` entities among a
     store's ``entities`` by exact search in memory (else by vector-index queries)."""
     return entities <= EXACT_LINK_LIMIT and pending >= EXACT_LINK_SHARE * entities
+
+
+def same_as_pairs(
+    store: GraphStore,
+    pending: list[Row],
+    similarity: float,
+    name_ratio: float,
+    *,
+    known: Mapping[str, Sequence[float]] | None = None,
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """Pending entities' (id, name, type rows) near-duplicates, keyed (duplicate, keep):
+    among their ``SAME_AS_NEIGHBOURS`` nearest entities at ``similarity`` or more, alike
+    in name (``name_ratio``), and not of clearly different types. Each pair of entities
+    is judged once, whichever of the two found the other. ``known``: entity vectors the
+    caller holds (the exact search reads only the others)."""
+    if not pending:
+        return {}
+    ids = [r["id"] for r in pending]
+    entities = int(store.run("store/count_label", label="Entity")[0]["count"])
+    if exact_link(len(pending), entities):
+        candidates = nearest_entities(
+            store,
+            ids,
+            SAME_AS_NEIGHBOURS,
+            similarity,
+            known=known,
+            every=pending if len(pending) == entities else None,  # a first build
+        )
+    else:
+        candidates = []
+        for batch in iter_batches(ids, LINK_BATCH):
+            candidates += store.run(
+                "build/similar_entities",
+                {"ids": batch, "k": SAME_AS_NEIGHBOURS, "min_similarity": similarity},
+            )
+    pairs: dict[tuple[str, str], dict[str, Any]] = {}
+    judged: set[tuple[str, str]] = set()
+    for c in sorted(candidates, key=lambda c: (c["id"], -c["similarity"], c["other"])):
+        first, second = sorted((c["id"], c["other"]))
+        if (second, first) in judged:
+            continue
+        judged.add((second, first))
+        if not types_compatible(c["type"], c["other_type"]):
+            continue
+        ratio = name_similarity(c["name"], c["other_name"], name_ratio)
+        if ratio < name_ratio:
+            continue
+        pairs[(second, first)] = {
+            "source": second,
+            "target": first,
+            "similarity": c["similarity"],
+            "name_similarity": ratio,
+        }
+    return pairs
 
 
 def nearest_entities(

@@ -21,11 +21,10 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphmind.communities.incremental import has_communities, mark_changed
 from graphmind.core.errors import (
-    BadInputError,
     ConfigError,
     GraphMindError,
     QueryFailedError,
@@ -40,23 +39,15 @@ from graphmind.extract.extractor import (
     extract_chunks,
     graph_rows,
 )
-from graphmind.extract.fast import DEFAULT_MODEL, FastExtractor
+from graphmind.extract.fast import FastExtractor
 from graphmind.extract.writer import new_graph_items
 from graphmind.ingest.chunking import MIN_CHUNK_TOKENS, Chunk, chunk_text
-from graphmind.ingest.linking import (
-    EXACT_LINK_LIMIT,
-    LINK_BATCH,
-    exact_link,
-    name_similarity,
-    nearest_entities,
-    types_compatible,
-)
-from graphmind.ingest.loaders import (
-    LoadFailure,
-    LoadOptions,
-    SourceDocument,
-    clean_text,
-    load_paths,
+from graphmind.ingest.linking import EXACT_LINK_LIMIT, LINK_BATCH, same_as_pairs
+from graphmind.ingest.loaders import LoadFailure, SourceDocument, clean_text, load_paths
+from graphmind.ingest.options import (
+    DEFAULT_CHUNK_SIZE,
+    BuildOptions,
+    BuildReport,
 )
 from graphmind.store.base import DELETE_BATCH, GraphStore, Row, iter_batches
 
@@ -64,128 +55,14 @@ if TYPE_CHECKING:
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
 
-ExtractMode = Literal["llm", "fast", "none"]
-ResolveMode = Literal["link", "merge", "off"]
-Layer = Literal["episodic"]
 PLAN_BATCH = 1000  # document sources whose build state one query reads
 EMBED_BATCH = 256  # texts per embedder call
 # a document built with a lower kind of extraction is rebuilt by a build with a higher one
 # ("none" -> "fast" -> "llm"); a higher one is kept (a fast build keeps LLM extractions)
 EXTRACT_RANK = {"none": 0, "fast": 1, "llm": 2}
-SAME_AS_NEIGHBOURS = 6  # nearest entities checked as near-duplicates of a pending one
-DEFAULT_CHUNK_SIZE = 512
 REJECTED = (QueryFailedError, QueryParameterError)  # the store refused one query's data
 GRAPH_KEYS = ("entities", "triplets")  # a write row's lists of graph items
 T = TypeVar("T")
-
-
-@dataclass
-class BuildOptions:
-    """What to read and how to build. ``chunk_size`` None: 512 tokens, or what the
-    embedder reads when that is less (so no chunk is cut short when embedded).
-    ``extract``: ``llm`` (an LLM call per chunk), ``fast`` (spaCy, no LLM: the pipeline
-    package ``fast_model``) or ``none`` (chunk-only);
-    ``communities``: recompute communities and PageRank when entities changed;
-    ``layers``: optional layers (``episodic``: sliding-window narrative summaries)."""
-
-    load: LoadOptions = field(default_factory=LoadOptions)
-    chunk_size: int | None = None
-    chunk_overlap: int = 64
-    extract: ExtractMode = "llm"
-    fast_model: str = DEFAULT_MODEL
-    resolve: ResolveMode = "link"
-    batch_docs: int = 64
-    limit: int | None = None
-    same_as_similarity: float = 0.92
-    same_as_name_ratio: float = 0.85
-    communities: bool = True
-    layers: tuple[Layer, ...] = ()
-
-    def check(self) -> None:
-        """BadInputError for values that would do something else than asked."""
-        if self.limit is not None and self.limit < 1:
-            raise BadInputError(f"limit must be at least 1 (got {self.limit})")
-        if self.batch_docs < 1:
-            raise BadInputError(f"batch_docs must be at least 1 (got {self.batch_docs})")
-        if self.chunk_size is not None and self.chunk_size < 8:
-            raise BadInputError(f"chunk size must be at least 8 tokens (got {self.chunk_size})")
-        if self.chunk_overlap < 0 or (
-            self.chunk_size is not None and self.chunk_overlap >= self.chunk_size
-        ):
-            raise BadInputError("chunk overlap must be between 0 and the chunk size")
-
-
-@dataclass
-class BuildReport:
-    """What a build did; ``as_dict`` is the ``--json`` summary.
-
-    ``documents_new`` and ``documents_changed`` count documents this build wrote;
-    ``documents_elsewhere`` those another build wrote first (same content);
-    ``load_failures`` every file or entry not built, with the reason (not read, not
-    parsed, without text, or refused by the store); ``documents_not_reached`` what an
-    interruption left for the next run.
-    """
-
-    documents_new: int = 0
-    documents_changed: int = 0
-    documents_skipped: int = 0
-    documents_elsewhere: int = 0
-    documents_planned: int = 0
-    documents_not_reached: int = 0
-    load_failures: list[LoadFailure] = field(default_factory=list)
-    notes: list[LoadFailure] = field(default_factory=list)
-    empty_paths: list[str] = field(default_factory=list)
-    chunk_size: int = DEFAULT_CHUNK_SIZE
-    chunks_written: int = 0
-    chunks_failed: int = 0
-    chunks_empty: int = 0
-    entities_in_batches: int = 0
-    triplets_in_batches: int = 0
-    same_as_links: int = 0
-    entities_merged: int = 0
-    orphans_deleted: int = 0
-    embedded_texts: int = 0
-    seconds: dict[str, float] = field(default_factory=dict)
-    cpu_seconds: dict[str, float] = field(default_factory=dict)
-    llm: dict[str, Any] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    relationships: int = 0
-    interrupted: bool = False
-    warnings: list[str] = field(default_factory=list)
-    communities: dict[str, Any] = field(default_factory=dict)
-    episodes: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def documents_written(self) -> int:
-        """Documents this build wrote (new or changed)."""
-        return self.documents_new + self.documents_changed
-
-    @property
-    def nothing_built(self) -> bool:
-        """True when the build found nothing to build and nothing already built: every
-        path was empty or every document failed."""
-        return (
-            not self.interrupted
-            and self.documents_written == 0
-            and self.documents_skipped == 0
-            and self.documents_elsewhere == 0
-        )
-
-    def nothing_built_reason(self) -> str:
-        """Why nothing was built, in one line."""
-        reasons = list(self.empty_paths)
-        if self.load_failures:
-            reasons.append(f"{len(self.load_failures)} file(s) or entries not read")
-        return "nothing was built: " + ("; ".join(reasons) or "no documents")
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready summary."""
-        data = {k: v for k, v in self.__dict__.items() if k not in ("load_failures", "notes")}
-        data["load_failures"] = [f.__dict__ for f in self.load_failures]
-        data["notes"] = [f.__dict__ for f in self.notes]
-        data["documents_written"] = self.documents_written
-        data["nothing_built"] = self.nothing_built
-        return data
 
 
 @dataclass
@@ -577,52 +454,14 @@ class BuildPipeline:
             self.report.same_as_links += len(pairs)
 
     def same_as_pairs(self, pending: list[Row]) -> dict[tuple[str, str], dict[str, Any]]:
-        """Pending entities' near-duplicates, keyed (duplicate, keep): among their nearest
-        entities, alike in name, and not of clearly different types. Each pair of
-        entities is judged once, whichever of the two found the other."""
-        if not pending:
-            return {}
-        ids = [r["id"] for r in pending]
-        entities = int(self.store.run("store/count_label", label="Entity")[0]["count"])
-        if exact_link(len(pending), entities):
-            candidates = nearest_entities(
-                self.store,
-                ids,
-                SAME_AS_NEIGHBOURS,
-                self.options.same_as_similarity,
-                known=self._entity_vectors,
-                every=pending if len(pending) == entities else None,  # a first build
-            )
-        else:
-            candidates = []
-            for batch in iter_batches(ids, LINK_BATCH):
-                candidates += self.store.run(
-                    "build/similar_entities",
-                    {
-                        "ids": batch,
-                        "k": SAME_AS_NEIGHBOURS,
-                        "min_similarity": self.options.same_as_similarity,
-                    },
-                )
-        pairs: dict[tuple[str, str], dict[str, Any]] = {}
-        judged: set[tuple[str, str]] = set()
-        for c in sorted(candidates, key=lambda c: (c["id"], -c["similarity"], c["other"])):
-            first, second = sorted((c["id"], c["other"]))
-            if (second, first) in judged:
-                continue
-            judged.add((second, first))
-            if not types_compatible(c["type"], c["other_type"]):
-                continue
-            ratio = name_similarity(c["name"], c["other_name"], self.options.same_as_name_ratio)
-            if ratio < self.options.same_as_name_ratio:
-                continue
-            pairs[(second, first)] = {
-                "source": second,
-                "target": first,
-                "similarity": c["similarity"],
-                "name_similarity": ratio,
-            }
-        return pairs
+        """Pending entities' near-duplicates (``linking.same_as_pairs``)."""
+        return same_as_pairs(
+            self.store,
+            pending,
+            self.options.same_as_similarity,
+            self.options.same_as_name_ratio,
+            known=self._entity_vectors,
+        )
 
     def finish(self, started: float) -> None:
         """Totals for the summary."""

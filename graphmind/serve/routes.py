@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from graphmind.ask.options import Scope
 from graphmind.core.decision import Round
 from graphmind.core.errors import BadInputError
-from graphmind.ingest.pipeline import BuildOptions, ExtractMode
+from graphmind.ingest.options import BuildOptions, ExtractMode
 from graphmind.mcp_server import AUDIT_ROWS, audit_parameters, audit_queries
 from graphmind.memory.render import decision_as_dict
 from graphmind.serve.auth import require_token

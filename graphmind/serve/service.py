@@ -24,7 +24,7 @@ from graphmind.core.progress import Progress
 from graphmind.embed import Embedder
 from graphmind.factories import choose_llm, make_embedder, make_llm, open_store
 from graphmind.ingest.documents import DeleteReport, DocumentInfo
-from graphmind.ingest.pipeline import BuildOptions, BuildReport
+from graphmind.ingest.options import BuildOptions, BuildReport
 from graphmind.llm import LLM, Ledger
 from graphmind.mcp_server import (
     AUDIT_ROWS,
