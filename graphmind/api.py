@@ -17,7 +17,7 @@ from graphmind.ingest.options import BuildOptions, BuildReport
 if TYPE_CHECKING:
     from graphmind.ask.options import AskOptions
     from graphmind.core.decision import Decision, Round
-    from graphmind.eval.runner import EvalOptions
+    from graphmind.eval.options import EvalOptions
     from graphmind.ingest.documents import DeleteReport, DocumentDetail, DocumentInfo
     from graphmind.memory.feedback import FeedbackResult
     from graphmind.memory.prune import PruneReport

@@ -12,7 +12,7 @@ from graphmind.ask.options import PolicyName
 from graphmind.cli_common import choice, err, knob, loop_knobs, out
 from graphmind.config import Settings
 from graphmind.eval.datasets import DATASETS
-from graphmind.eval.runner import CONFIGS, EvalOptions, EvalProtocol
+from graphmind.eval.options import CONFIGS, EvalOptions, EvalProtocol
 from graphmind.ingest.options import ExtractMode
 
 
@@ -155,7 +155,8 @@ def register(main: click.Group) -> None:
             return
         if dataset is None:
             raise click.UsageError("give a DATASET (or --compare RUN_A RUN_B)")
-        from graphmind.eval.runner import eval_options, run_eval
+        from graphmind.eval.options import eval_options
+        from graphmind.eval.runner import run_eval
 
         config = settings()
         options = eval_options(

@@ -20,8 +20,9 @@ from graphmind.core.errors import BadInputError, ConfigError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.eval.carry import restore_record, save_record
 from graphmind.eval.datasets import load_dataset
+from graphmind.eval.options import CONFIGS, DEFAULT_CONFIGS, EvalOptions
 from graphmind.eval.records import QuestionResult, load_results
-from graphmind.eval.runner import CONFIGS, DEFAULT_CONFIGS, EvalOptions, gold_among, run_eval
+from graphmind.eval.runner import gold_among, run_eval
 from graphmind.extract.fast import DEFAULT_MODEL as FAST_MODEL
 from graphmind.factories import CACHE_FILE, open_store
 from graphmind.llm.base import Message

@@ -20,7 +20,7 @@ from graphmind.ask.options import AskOptions
 from graphmind.cli import main
 from graphmind.config import SECTIONS, load_settings
 from graphmind.core.errors import ConfigError
-from graphmind.eval.runner import EvalOptions, eval_options
+from graphmind.eval.options import EvalOptions, eval_options
 
 REPO = Path(__file__).resolve().parents[1]
 TOML = """

@@ -31,7 +31,8 @@ from graphmind.config import Settings
 from graphmind.core.progress import NoProgress, Progress
 from graphmind.eval.datasets import EvalQuestion
 from graphmind.eval.metrics import percentile, recall_at_k
-from graphmind.eval.runner import EvalOptions, Report, open_base_store
+from graphmind.eval.options import EvalOptions
+from graphmind.eval.runner import Report, open_base_store
 from graphmind.store.base import GraphStore
 
 if TYPE_CHECKING:
