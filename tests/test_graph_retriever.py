@@ -128,7 +128,11 @@ def test_a_chunk_only_store_has_no_graph_list_and_round_one_stays_vector(
 def test_first_round_takes_the_graph_list_or_fuses_it_with_the_vector_list() -> None:
     lists = {VECTOR_CHUNK: ["a", "b", "c"], GRAPH_PPR: ["c", "d", "a"]}
     assert first_round(lists, ["a", "b", "c"], 2, "vector") == ["a", "b"]
-    assert first_round(lists, ["a", "b", "c"], 2, "graph") == ["c", "d"]
+    # the walk's first, the nearest chunk second (the walk ranked it third), then the walk
+    assert first_round(lists, ["a", "b", "c"], 2, "graph") == ["c", "a"]
+    assert first_round(lists, ["a", "b", "c"], 3, "graph") == ["c", "a", "d"]
+    assert first_round(lists, ["d", "b", "c"], 3, "graph") == ["c", "d", "a"]  # 2nd already
+    assert first_round(lists, ["b", "a", "c"], 4, "graph") == ["c", "b", "d", "a"]  # not walked
     # reciprocal rank: a (1st, 3rd) and c (3rd, 1st) tie ahead of b and d; ties by id
     assert first_round(lists, ["a", "b", "c"], 3, "fused") == ["a", "c", "b"]
 

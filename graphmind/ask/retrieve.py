@@ -104,13 +104,19 @@ def candidates(
     return out
 
 
-def first_round(lists: dict[str, Ranking], nearest: Ranking, k: int, first: FirstList) -> Ranking:
+def first_round(
+    lists: dict[str, Ranking], nearest: Ranking, k: int, first: FirstList, *, lead: bool = True
+) -> Ranking:
     """The ``k`` chunks round 1 shows first: the chunks ``nearest`` the question (naive's
     vector top-k), the graph retriever's walk (``graph``), or the two fused by reciprocal
-    rank (``fused``). Without a graph list (a chunk-only store) it is always ``nearest``."""
+    rank (``fused``). Without a graph list (a chunk-only store) it is always ``nearest``.
+    With ``lead``, the walk's list keeps the nearest chunk among its first two (second,
+    when the walk ranks it lower), so the list never holds less of the gold at 2 than
+    vector top-k's first (docs/graph-retrieval.md)."""
     graph = lists.get(GRAPH_PPR, [])
     if first == "vector" or not graph:
         return list(nearest[:k])
     if first == "graph":
-        return graph[:k]
+        second = [c for c in nearest[:1] if lead and c not in graph[:2]]
+        return list(dict.fromkeys([*graph[:1], *second, *graph]))[:k]
     return [c for c, _, _ in fuse([{VECTOR_CHUNK: list(nearest), GRAPH_PPR: graph}], k)]

@@ -114,8 +114,8 @@ def follow_up_passages(
     walk = [c for c in state.ranked[query].get(GRAPH_PPR, []) if c not in carried]
     if walk and tools.options.first != "vector":
         near = {c: score for c, score, _ in nearest}
-        head = first_round(
-            {GRAPH_PPR: walk}, list(near), tools.options.follow_up, tools.options.first
+        head = first_round(  # the hop's walk as measured per hop (scripts/bench_hops.py)
+            {GRAPH_PPR: walk}, list(near), tools.options.follow_up, tools.options.first, lead=False
         )
         return [(c, near.get(c, 0.0), VECTOR_CHUNK if c in near else GRAPH_PPR) for c in head]
     if state.bridging:  # a next hop: the bridge's passages first
