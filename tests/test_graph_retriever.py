@@ -26,7 +26,8 @@ from graphmind.ask.steps.gather import follow_up_passages, next_queries, retriev
 from graphmind.communities.algorithms import weighted_personalized_pagerank
 from graphmind.core.decision import Candidate, Judgement, Round, Verdict
 from graphmind.embed.hashing import HashingEmbedder
-from graphmind.store.base import GraphStore, Projection, TextHit
+from graphmind.store.base import GraphStore, Projection
+from graphmind.store.hits import TextHit
 
 QUESTION = "Who did the director of Alpha Film marry?"
 BRIDGE = "Boris Kowalski"

@@ -12,7 +12,8 @@ from pathlib import Path
 from buildkit import HASH_SPEC, build
 from conftest import StoreFactory
 from graphmind.embed.hashing import HashingEmbedder
-from graphmind.store.base import GraphStore, VectorHit
+from graphmind.store.base import GraphStore
+from graphmind.store.hits import VectorHit
 from graphmind.store.memo import remembered_searches
 
 PASSAGES = [

@@ -7,9 +7,8 @@ from graphmind.store.base import (
     IndexInfo,
     QueryResult,
     StoreInfo,
-    TextHit,
-    VectorHit,
 )
+from graphmind.store.hits import TextHit, VectorHit
 
 __all__ = [
     "GraphStore",

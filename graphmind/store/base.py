@@ -12,7 +12,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
@@ -24,6 +24,7 @@ from graphmind.core.errors import (
 )
 from graphmind.embed.spec import EmbedderSpec, same_vectors
 from graphmind.store import memo
+from graphmind.store.hits import TextHit, VectorHit
 from graphmind.store.registry import Backend, QueryRegistry, check_parameters
 from graphmind.store.schema import (
     META_ID,
@@ -39,24 +40,6 @@ DELETE_BATCH = 10_000
 # The most rows a user's or an agent's own read (``run_text``, ``read_capped``) may ask for.
 MAX_READ_ROWS = 100_000
 _SCALARS = (str, int, float, bool, type(None))
-
-
-@dataclass(frozen=True)
-class VectorHit:
-    """A node found by vector search; ``similarity`` is in [0, 1], 1 = same direction."""
-
-    id: str
-    similarity: float
-    properties: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class TextHit:
-    """A node found by full-text search; ``score`` is the backend's relevance score."""
-
-    id: str
-    score: float
-    properties: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

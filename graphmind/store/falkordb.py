@@ -46,9 +46,10 @@ from graphmind.core.errors import (
     StoreUnavailableError,
 )
 from graphmind.embed.spec import EmbedderSpec
-from graphmind.store.base import GraphStore, IndexInfo, QueryResult, TextHit, node_props
+from graphmind.store.base import GraphStore, IndexInfo, QueryResult, node_props
 from graphmind.store.bm25 import pool_terms, query_terms, rank
 from graphmind.store.capped import capped_query
+from graphmind.store.hits import TextHit
 from graphmind.store.lock import StoreLock
 from graphmind.store.registry import QueryRegistry, check_names
 from graphmind.store.schema import (

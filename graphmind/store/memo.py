@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from graphmind.store.base import VectorHit
+from graphmind.store.hits import VectorHit
 
 Key = tuple[int, str, tuple[float, ...]]
 _SEARCHES: ContextVar[dict[Key, tuple[int, list[VectorHit]]] | None] = ContextVar(

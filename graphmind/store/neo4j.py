@@ -34,10 +34,10 @@ from graphmind.store.base import (
     GraphStore,
     IndexInfo,
     QueryResult,
-    TextHit,
     node_props,
 )
 from graphmind.store.bm25 import query_terms
+from graphmind.store.hits import TextHit
 from graphmind.store.registry import QueryRegistry
 from graphmind.store.schema import (
     FULLTEXT_INDEXES,
