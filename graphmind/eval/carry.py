@@ -21,7 +21,7 @@ from typing import Any
 from graphmind.core.errors import BadInputError
 from graphmind.eval.datasets import load_dataset
 from graphmind.eval.records import RESULTS_FILE, QuestionResult, append_result, load_results
-from graphmind.eval.runner import CONSISTENCY_FILE, RUN_FILE
+from graphmind.eval.rundir import CONSISTENCY_FILE, RUN_FILE
 from graphmind.factories import CACHE_FILE
 from graphmind.llm.cache import ResponseCache
 

@@ -32,7 +32,7 @@ from graphmind.core.progress import NoProgress, Progress
 from graphmind.eval.datasets import EvalQuestion
 from graphmind.eval.metrics import percentile, recall_at_k
 from graphmind.eval.options import EvalOptions
-from graphmind.eval.runner import Report, open_base_store
+from graphmind.eval.rundir import Report, open_base_store
 from graphmind.store.base import GraphStore
 
 if TYPE_CHECKING:

@@ -24,65 +24,48 @@ configurations grows question by question. Every configuration sees the same ord
 from __future__ import annotations
 
 import json
-import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmind.ask.loop import AskLoop
 from graphmind.ask.options import AskOptions
 from graphmind.ask.retrieve import RetrieveOptions, candidates
-from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings
 from graphmind.core.decision import Candidate, Decision
-from graphmind.core.errors import BadInputError, ConfigError, InterruptedBuildError, LLMError
+from graphmind.core.errors import BadInputError, ConfigError, LLMError
 from graphmind.core.progress import Progress
-from graphmind.eval.datasets import (
-    EvalDataset,
-    EvalQuestion,
-    GoldPassage,
-    gold_hits,
-    load_dataset,
-    write_corpus,
-)
+from graphmind.eval.datasets import EvalQuestion, GoldPassage, gold_hits
 from graphmind.eval.metrics import ConsistencyResult, consistency, gold_reuse, recall_at_k
 from graphmind.eval.options import CONFIGS, EvalOptions
 from graphmind.eval.records import QuestionResult, append_result, load_results, score
 from graphmind.eval.report import write_report
+from graphmind.eval.rundir import (
+    CONSISTENCY_FILE,
+    Report,
+    Run,
+    bind,
+    build_shared,
+    build_stores,
+    load_questions,
+    mark,
+    reset_shared,
+    store_settings,
+)
 from graphmind.factories import open_store
-from graphmind.ingest.options import BuildOptions
 from graphmind.memory.decisions import final_verdicts
 from graphmind.memory.feedback import record_feedback
 from graphmind.memory.profiles import ProfileOptions
 from graphmind.memory.querytypes import cluster
 from graphmind.memory.session import MemoryOptions
 from graphmind.store import GraphStore
-from graphmind.store.base import DELETE_BATCH
-from graphmind.store.schema import META_ID, NODE_LABELS
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
-
-RUN_FILE = "run.json"
-CONSISTENCY_FILE = "consistency.jsonl"
-BUILT_MARK = "built"
-BASE_FILE = "base.json"  # the base build's counts, for a run on one shared store
-
-
-Report = Callable[[str], None]
-
-
-@dataclass
-class _Run:
-    options: EvalOptions
-    run_dir: Path
-    settings: Settings
-    say: Report
-    dataset: EvalDataset = field(init=False)
 
 
 def run_eval(
@@ -101,15 +84,15 @@ def run_eval(
     unknown = [c for c in options.configs if c not in CONFIGS]
     if unknown or not options.configs:
         raise BadInputError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGS)}")
-    run = _Run(options, run_dir, settings, say)
-    run.dataset = _load(options)
-    _bind(run)
+    run = Run(options, run_dir, settings, say)
+    run.dataset = load_questions(options)
+    bind(run)
     from graphmind.factories import make_embedder, make_llm
 
     embedder = embedder or make_embedder(settings)
     order = _order(run, embedder.embed([q.question for q in run.dataset.questions]))
     if options.store is None:
-        _build(run, embedder, progress)
+        build_stores(run, embedder, progress)
     hot_llm = llm  # the consistency runs' LLM: the given one, else uncached and warm
     llm = llm or make_llm(settings, cache_dir=run_dir)
     if llm is None:
@@ -126,7 +109,7 @@ def run_eval(
     else:
         with ExitStack() as stack:
             stores = {
-                c: stack.enter_context(open_store(_store_settings(run, c))) for c in options.configs
+                c: stack.enter_context(open_store(store_settings(run, c))) for c in options.configs
             }
             _replay(run, stores, embedder, llm, order)
             for position, question in enumerate(order):
@@ -167,45 +150,8 @@ def run_eval(
     return write_report(run_dir, results, meta=meta, consistency=checks)
 
 
-@contextmanager
-def open_base_store(
-    run_dir: Path,
-    options: EvalOptions,
-    settings: Settings,
-    embedder: Embedder,
-    say: Report = lambda _: None,
-    progress: Progress | None = None,
-) -> Iterator[tuple[GraphStore, _Run]]:
-    """The run's base build, built first when needed (the run directory's own FalkorDB
-    Lite store, or ``options.store``), with the run it belongs to: for measurements that
-    only read the corpus."""
-    run = _Run(replace(options, configs=()), run_dir, settings, say)
-    run.dataset = _load(options)
-    _bind(run)
-    if options.store is None:
-        _build(run, embedder, progress)
-        with open_store(_store_settings(run, "base")) as store:  # its indexes ready
-            yield store, run
-        return
-    shared = settings.model_copy(update={"store": options.store})
-    with open_store(shared, ensure_schema=False) as store:
-        _build_shared(run, store, embedder, progress)
-        yield store, run
-
-
-def _load(options: EvalOptions) -> EvalDataset:
-    return load_dataset(
-        options.dataset,
-        options.data_root,
-        limit=options.limit,
-        seed=options.seed,
-        path=options.questions,
-        subset=options.subset,
-    )
-
-
 def _answer(
-    run: _Run,
+    run: Run,
     store: GraphStore,
     embedder: Embedder,
     llm: LLM,
@@ -225,7 +171,7 @@ def _answer(
 
 
 def _replay(
-    run: _Run,
+    run: Run,
     stores: dict[str, GraphStore],
     embedder: Embedder,
     llm: LLM,
@@ -264,7 +210,7 @@ def _replay(
 
 
 def _run_shared(
-    run: _Run,
+    run: Run,
     embedder: Embedder,
     llm: LLM,
     hot_llm: LLM | None,
@@ -277,13 +223,13 @@ def _run_shared(
     checks: list[ConsistencyResult] = []
     settings = run.settings.model_copy(update={"store": run.options.store})
     with open_store(settings, ensure_schema=False) as store:
-        base = _build_shared(run, store, embedder, progress)
+        base = build_shared(run, store, embedder, progress)
         for config in run.options.configs:
             todo = [p for p, q in enumerate(order) if (run.dataset.name, config, q.id) not in done]
             meta = store.meta() or {}
             if todo and meta.get("eval_config") != config:
-                _reset(run, store, embedder, base, progress)
-                _mark(run, store, config)
+                reset_shared(run, store, embedder, base, progress)
+                mark(run, store, config)
                 run.say(f"{config}: the store is back to the base build, memory empty")
             for position in todo:
                 llm.reset_context()  # each answer starts cold, as a user's question does
@@ -293,105 +239,7 @@ def _run_shared(
     return checks if run.options.consistency else None
 
 
-def _run_id(run: _Run) -> str:
-    return f"{run.run_dir.resolve()}"
-
-
-def _mark(run: _Run, store: GraphStore, config: str | None) -> None:
-    store.run("eval/mark_store", {"id": META_ID, "run": _run_id(run), "config": config}, write=True)
-
-
-def _fingerprint(store: GraphStore) -> dict[str, int]:
-    return {**store.counts(), "relationships": store.relationship_count()}
-
-
-def _build_shared(
-    run: _Run, store: GraphStore, embedder: Embedder, progress: Progress | None
-) -> dict[str, int]:
-    """Build the corpus into the shared store (refusing one that holds anything else) and
-    return the base build's counts."""
-    store.ensure_schema(embedder.spec)
-    meta = store.meta() or {}
-    owner = meta.get("eval_run")
-    if owner != _run_id(run):
-        if owner is not None:
-            raise ConfigError(
-                f"store {store.location} holds the evaluation run {owner}; evaluate on an "
-                "empty database (or resume that run)"
-            )
-        held = {k: n for k, n in store.counts().items() if n and k != "GraphMindMeta"}
-        if held:
-            what = ", ".join(f"{n} {label}" for label, n in held.items())
-            raise ConfigError(
-                f"store {store.location} is not empty ({what}): "
-                "an evaluation deletes its reasoning graph between configurations, so it "
-                "needs an empty database of its own"
-            )
-        _mark(run, store, None)
-    path = run.run_dir / "stores" / BASE_FILE
-    if path.is_file():
-        return dict(json.loads(path.read_text(encoding="utf-8")))
-    _build_into(run, store, embedder, progress)
-    base = _fingerprint(store)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(base, indent=2) + "\n", encoding="utf-8")
-    return base
-
-
-def _reset(
-    run: _Run,
-    store: GraphStore,
-    embedder: Embedder,
-    base: dict[str, int],
-    progress: Progress | None,
-) -> None:
-    """Put the shared store back to the base build (bounded deletions): every label the
-    base build has no node of goes (the reasoning graph, its statistics, and on a
-    chunk-only corpus what asking extracted), and on a chunk-only corpus the extraction
-    marks; else build it again."""
-    for label in (name for name in NODE_LABELS if not base.get(name)):
-        store.drain("store/delete_label_relationships", DELETE_BATCH, label=label)
-        store.drain("store/delete_label_batch", DELETE_BATCH, label=label)
-    if run.options.extract == "none":
-        store.drain("eval/reset_extraction", DELETE_BATCH)
-    if _fingerprint(store) == base:
-        return
-    run.say("the corpus differs from the base build: building it again")
-    store.wipe()
-    store.ensure_schema(embedder.spec)
-    _build_into(run, store, embedder, progress)
-    _mark(run, store, None)
-    if _fingerprint(store) != base:
-        raise ConfigError(f"store {store.location} no longer matches the run's base build")
-
-
-def _bind(run: _Run) -> None:
-    """Record what the run directory is for, or refuse a different evaluation in it."""
-    run.run_dir.mkdir(parents=True, exist_ok=True)
-    path = run.run_dir / RUN_FILE
-    identity = run.options.identity()
-    if path.is_file():
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        if stored != identity:
-            changed = sorted(k for k in stored | identity if stored.get(k) != identity.get(k))
-            differences = ", ".join(
-                f"{k} differs: {_shown(stored.get(k))} there, {_shown(identity.get(k))} asked"
-                for k in changed
-            )
-            raise BadInputError(
-                f"{run.run_dir} holds another evaluation ({differences}); "
-                "give the same options to go on, or use another --run-dir"
-            )
-        return
-    path.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
-
-
-def _shown(value: Any) -> str:
-    """A bound value in a message; an option at its default is not bound (None)."""
-    return "the default" if value is None else repr(value)
-
-
-def _order(run: _Run, vectors: Sequence[Sequence[float]]) -> list[EvalQuestion]:
+def _order(run: Run, vectors: Sequence[Sequence[float]]) -> list[EvalQuestion]:
     """The asking order: grouped by query type (sequential protocol) or as given."""
     questions = run.dataset.questions
     if run.options.protocol == "given":
@@ -399,51 +247,6 @@ def _order(run: _Run, vectors: Sequence[Sequence[float]]) -> list[EvalQuestion]:
     labels = cluster(vectors)
     ranked = sorted(range(len(questions)), key=lambda i: (labels[i], i))
     return [questions[i] for i in ranked]
-
-
-def _store_settings(run: _Run, name: str) -> Settings:
-    path = run.run_dir / "stores" / f"{name}.db"
-    return run.settings.model_copy(update={"store": f"falkordb-lite://{path}"})
-
-
-def _build(run: _Run, embedder: Embedder, progress: Progress | None) -> None:
-    """Build the corpus once into the base store, then copy it for each configuration."""
-    stores = run.run_dir / "stores"
-    stores.mkdir(exist_ok=True)
-    if not (stores / BUILT_MARK).is_file():
-        with open_store(_store_settings(run, "base")) as store:
-            store.ensure_schema(embedder.spec)
-            _build_into(run, store, embedder, progress)
-        (stores / BUILT_MARK).write_text("ok\n", encoding="utf-8")
-    for config in run.options.configs:
-        target = stores / f"{config}.db"
-        if not target.exists():
-            shutil.copyfile(stores / "base.db", target)
-
-
-def _build_into(
-    run: _Run, store: GraphStore, embedder: Embedder, progress: Progress | None
-) -> None:
-    """Build the dataset's corpus into ``store`` through every build stage, communities
-    included (resumable; LLM answers cached in the run). Only the run's ``extract`` and
-    ``chunk_size`` differ from the build defaults, so the run identity pins the corpus."""
-    from graphmind.ingest.build import run_build
-
-    corpus = write_corpus(run.dataset, run.run_dir / "corpus.json")
-    run.say(f"building {len(run.dataset.corpus)} passages into {store.location}")
-    started = time.perf_counter()
-    options = BuildOptions(extract=run.options.extract, chunk_size=run.options.chunk_size)
-    llm = None
-    if options.extract == "llm":
-        from graphmind.factories import make_llm
-
-        llm = make_llm(run.settings, cache_dir=run.run_dir)
-    report = run_build(store, embedder, llm, [str(corpus)], options, CommunityOptions(), progress)
-    if report.interrupted:
-        raise InterruptedBuildError(
-            "the build was interrupted; run the same command again to resume"
-        )
-    run.say(f"built in {time.perf_counter() - started:.0f}s: {report.chunks_written} chunks")
 
 
 def _ask_options(options: EvalOptions, config: str) -> AskOptions:
@@ -460,7 +263,7 @@ def _ask_options(options: EvalOptions, config: str) -> AskOptions:
     )
 
 
-def _ask(run: _Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) -> QuestionResult:
+def _ask(run: Run, loop: AskLoop, config: str, position: int, q: EvalQuestion) -> QuestionResult:
     """Ask one question in one configuration, give the gold feedback, score it."""
     before = loop.llm.ledger.total()
     started = time.perf_counter()
@@ -542,7 +345,7 @@ def _verdicts(decision: Decision) -> dict[str, str]:
 
 
 def _consistency(
-    run: _Run,
+    run: Run,
     stores: dict[str, GraphStore],
     embedder: Embedder,
     order: list[EvalQuestion],
