@@ -309,7 +309,7 @@ def build(
 
 def _encoding(value: str | None) -> str | None:
     from graphmind.core.errors import ConfigError
-    from graphmind.ingest.loaders import check_encoding
+    from graphmind.ingest.decoding import check_encoding
 
     if value is None:
         return None

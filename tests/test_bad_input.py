@@ -400,7 +400,7 @@ def test_pdf_complaints_become_a_note_not_noise(tmp_path: Path) -> None:
 def test_utf8_full_of_nul_bytes_is_read_as_utf8_without_a_note() -> None:
     """Many NUL bytes send the reader to detection (they could be UTF-16); when detection
     finds UTF-8 after all, no "not UTF-8" note contradicts it."""
-    from graphmind.ingest.loaders import read_text
+    from graphmind.ingest.decoding import read_text
 
     text = "Grüße\x00\x00\x00 aus\x00\x00 München\x00\x00\x00 café"
     assert read_text(text.encode()) == (text, None)

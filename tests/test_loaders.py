@@ -12,7 +12,8 @@ from buildkit import minimal_pdf
 from graphmind.core.errors import ConfigError
 from graphmind.core.text import split_sentences
 from graphmind.ingest.chunking import chunk_text, count_tokens
-from graphmind.ingest.loaders import LoadOptions, html_to_text, load_paths
+from graphmind.ingest.html_text import html_to_text
+from graphmind.ingest.loaders import LoadOptions, load_paths
 
 
 def test_every_format_loads(tmp_path: Path) -> None:

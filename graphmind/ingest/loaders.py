@@ -6,15 +6,12 @@ recognises unchanged documents (same id) and changed ones (same source, new id).
 
 Bad input never costs the rest of the corpus: a file or entry that cannot be turned
 into a document is reported as a :class:`LoadFailure` (with the reason) and the others
-are read. Text is decoded the way a user expects: a byte-order mark decides, else UTF-8,
-else the encoding ``charset-normalizer`` detects (``LoadOptions.encoding`` overrides);
-the BOM is dropped, and NUL and other control characters are removed (no store accepts
-them everywhere).
+are read. Text is decoded as ``decoding`` says (``LoadOptions.encoding`` overrides), and
+an HTML page's visible text is read by ``html_text``.
 """
 
 from __future__ import annotations
 
-import codecs
 import errno
 import fnmatch
 import hashlib
@@ -23,35 +20,15 @@ import logging
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.core.ids import digest
+from graphmind.ingest.decoding import check_encoding, clean_text, read_text
+from graphmind.ingest.html_text import html_to_text
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".json", ".jsonl")
-LEGACY = "cp1252"  # the encoding preferred when detection finds several equally good
-NUL_SHARE = 0.05  # above this share of NUL bytes, UTF-8 is not believed (UTF-16 without BOM)
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-# C0 and C1 control characters (tab and line breaks kept; vertical tab, form feed and
-# NEL become line breaks), DEL, and lone surrogates (from JSON escapes; not encodable).
-_CLEAN: dict[int, str | None] = {
-    **{c: None for c in range(0x20) if chr(c) not in "\t\n\r"},
-    0x0B: "\n",
-    0x0C: "\n",
-    0x7F: None,
-    **{c: None for c in range(0x80, 0xA0)},
-    0x85: "\n",
-    **{c: None for c in range(0xD800, 0xE000)},
-}
-_NOT_CLEAN = frozenset(_CLEAN)
 
 log = logging.getLogger(__name__)
 
@@ -103,16 +80,6 @@ class LoadResult:
     failures: list[LoadFailure] = field(default_factory=list)
     notes: list[LoadFailure] = field(default_factory=list)
     empty_paths: list[str] = field(default_factory=list)
-
-
-def check_encoding(name: str) -> str:
-    """The codec's canonical name; BadInputError for an unknown encoding."""
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        raise BadInputError(
-            f"unknown encoding {name!r} (e.g. utf-8, latin-1, cp1252, utf-16)"
-        ) from None
 
 
 def load_paths(paths: Sequence[str | Path], options: LoadOptions | None = None) -> LoadResult:
@@ -258,63 +225,6 @@ def load_file(path: Path, opts: LoadOptions) -> Iterator[SourceDocument | LoadFa
         yield SourceDocument(source, path.stem, text)
 
 
-def read_text(data: bytes, encoding: str | None = None) -> tuple[str, str | None]:
-    """Decode a file's bytes: ``encoding`` when given, else by its byte-order mark, else
-    UTF-8, else what charset-normalizer detects. Returns the text (BOM dropped) and a note
-    when the encoding was guessed; ValueError when no encoding fits (a binary file)."""
-    if encoding:
-        try:
-            return data.decode(encoding).removeprefix("\ufeff"), None
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"not {encoding}: byte {exc.start} cannot be decoded") from None
-    for bom, codec in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(codec).removeprefix("\ufeff"), None
-            except UnicodeDecodeError:
-                break  # a BOM-like start that is not one: detect instead
-    if data.count(0) <= NUL_SHARE * len(data):
-        try:
-            return data.decode("utf-8"), None
-        except UnicodeDecodeError:
-            pass
-    from charset_normalizer import from_bytes
-
-    matches = list(from_bytes(data))
-    if not matches:
-        raise ValueError(
-            "not text in any known encoding (a binary file?); name one with --encoding"
-        )
-    best = matches[0]
-    # short texts fit many code pages equally well: among the equally good, prefer the
-    # most common legacy one (Windows-1252, a superset of Latin-1's printable characters)
-    tied = [
-        m
-        for m in matches
-        if m.percent_chaos == best.percent_chaos and m.percent_coherence == best.percent_coherence
-    ]
-    name = str(best.encoding)
-    if any(LEGACY in m.could_be_from_charset for m in tied):
-        name = LEGACY
-    try:
-        text = data.decode(name)
-    except UnicodeDecodeError:
-        name, text = str(best.encoding), str(best)
-    if codecs.lookup(name).name == "utf-8":  # UTF-8 after all (many NUL bytes hid it)
-        return text.removeprefix("\ufeff"), None
-    note = f"not UTF-8: read as {name} (detected; --encoding overrides)"
-    return text.removeprefix("\ufeff"), note
-
-
-def clean_text(text: str) -> tuple[str, int]:
-    """``text`` without NUL and other control characters (vertical tab, form feed and
-    NEL become line breaks) and lone surrogates; returns it and how many were changed."""
-    if _NOT_CLEAN.isdisjoint(map(ord, set(text))):
-        return text, 0
-    found = {ch for ch in set(text) if ord(ch) in _NOT_CLEAN}
-    return text.translate(_CLEAN), sum(text.count(ch) for ch in found)
-
-
 def _load_json(
     raw: str, path: Path, source: str, opts: LoadOptions, *, lines: bool
 ) -> Iterator[SourceDocument | LoadFailure]:
@@ -450,132 +360,3 @@ def _markdown_title(text: str) -> str | None:
         if line.startswith("# "):
             return line[2:].strip() or None
     return None
-
-
-_BLOCK = {
-    "p",
-    "div",
-    "br",
-    "li",
-    "tr",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "section",
-    "article",
-    "header",
-    "footer",
-    "blockquote",
-    "pre",
-    "table",
-    "ul",
-    "ol",
-    "dd",
-    "dt",
-}
-_SKIP = {"script", "style", "noscript", "template", "svg", "head"}
-
-
-# the page's chrome, by its ARIA landmark role or HTML5 element: navigation, banners,
-# footers, search boxes and sidebars repeat on every page of a site and answer nothing
-_CHROME_ROLES = {"navigation", "banner", "contentinfo", "search", "complementary"}
-_CHROME_TAGS = {"nav", "aside"}
-_PAGE_PARTS = {"header", "footer"}  # chrome outside an article or the main content
-
-
-class _TextExtractor(HTMLParser):
-    """The visible text of a page, and apart the text of its main content (``<main>`` or
-    ``role="main"``), without its chrome."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.main: list[str] = []
-        self.title: list[str] = []
-        self._skip = 0
-        self._in_title = False
-        self._chrome = ""  # the tag of the chrome being skipped ("": none), its nesting
-        self._chrome_depth = 0
-        self._main = ""  # likewise for the main content
-        self._main_depth = 0
-        self._content = 0  # inside an article or the main content
-        self._pre = 0  # inside preformatted text, whose line breaks are kept
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        role = next((v or "" for k, v in attrs if k == "role"), "").lower()
-        if self._chrome:
-            self._chrome_depth += tag == self._chrome
-            return
-        if (
-            tag in _CHROME_TAGS
-            or role in _CHROME_ROLES
-            or (tag in _PAGE_PARTS and not self._content)
-        ):
-            self._chrome, self._chrome_depth = tag, 1
-            return
-        if self._main:
-            self._main_depth += tag == self._main
-        elif tag == "main" or role == "main":
-            self._main, self._main_depth = tag, 1
-            self._content += 1
-        if tag == "article":
-            self._content += 1
-        self._pre += tag == "pre"
-        if tag == "title":
-            self._in_title = True
-        elif tag in _SKIP:
-            self._skip += 1
-        elif tag in _BLOCK:
-            self._emit("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._chrome:
-            if tag == self._chrome:
-                self._chrome_depth -= 1
-                if not self._chrome_depth:
-                    self._chrome = ""
-            return
-        if tag == "pre":
-            self._pre = max(0, self._pre - 1)
-        if tag == "title":
-            self._in_title = False
-        elif tag in _SKIP:
-            self._skip = max(0, self._skip - 1)
-        elif tag in _BLOCK:
-            self._emit("\n")
-        if tag == "article":
-            self._content = max(0, self._content - 1)
-        if tag == self._main:
-            self._main_depth -= 1
-            if not self._main_depth:
-                self._main = ""
-                self._content = max(0, self._content - 1)
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title.append(data)
-        elif not self._skip and not self._chrome:
-            # a line break in running text is a space; only blocks (and <pre>) break lines
-            self._emit(data if self._pre else " ".join(data.split("\n")))
-
-    def _emit(self, text: str) -> None:
-        self.parts.append(text)
-        if self._main:
-            self.main.append(text)
-
-
-def html_to_text(html: str) -> tuple[str, str]:
-    """(title, visible text) of an HTML page; scripts, styles, markup and the page's
-    chrome (navigation, banners, footers, sidebars: ARIA landmarks and HTML5 elements)
-    dropped; only the main content when the page marks one."""
-    parser = _TextExtractor()
-    parser.feed(html)
-    parser.close()
-    main = "".join(parser.main)
-    kept = main if main.strip() else "".join(parser.parts)
-    lines = [" ".join(line.split()) for line in kept.splitlines()]
-    text = "\n\n".join(line for line in lines if line)  # each block is a paragraph
-    return " ".join("".join(parser.title).split()), text

@@ -42,8 +42,9 @@ from graphmind.extract.extractor import (
 from graphmind.extract.fast import FastExtractor
 from graphmind.extract.writer import new_graph_items
 from graphmind.ingest.chunking import MIN_CHUNK_TOKENS, Chunk, chunk_text
+from graphmind.ingest.decoding import clean_text
 from graphmind.ingest.linking import EXACT_LINK_LIMIT, LINK_BATCH, same_as_pairs
-from graphmind.ingest.loaders import LoadFailure, SourceDocument, clean_text, load_paths
+from graphmind.ingest.loaders import LoadFailure, SourceDocument, load_paths
 from graphmind.ingest.options import (
     DEFAULT_CHUNK_SIZE,
     BuildOptions,
