@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -11,28 +10,21 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.markup import escape
-from rich.table import Table
 
 from graphmind import __version__
 from graphmind.ask.options import AskOptions, Mode, PolicyName, Scope
 from graphmind.cli_common import choice, err, given, json_flag, knob, loop_knobs, out
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.config import Settings, load_settings
-from graphmind.core.errors import GraphMindError, InterruptedBuildError, QueryFailedError
-from graphmind.doctor import DoctorReport, run_doctor
+from graphmind.core.errors import GraphMindError, InterruptedBuildError
 from graphmind.factories import open_store
 from graphmind.ingest.loaders import LoadOptions
 from graphmind.ingest.options import BuildOptions, ExtractMode, Layer, ResolveMode
 from graphmind.memory.prune import PruneOptions
 from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.serve import DEFAULT_HOST, DEFAULT_PORT
-from graphmind.store import QueryResult
-from graphmind.store.base import MAX_READ_ROWS
-from graphmind.store.registry import default_root, parameters
 
 _ARGS = "graphmind.args"
-CYPHER_ROWS = 1000  # rows `graphmind cypher` prints unless --limit says otherwise
 
 
 def _fail(exc: GraphMindError) -> NoReturn:
@@ -81,73 +73,6 @@ def main(ctx: click.Context, store: str | None) -> None:
 
 def _settings_factory(store: str | None) -> Callable[[], Settings]:
     return lambda: load_settings(store=store)
-
-
-@main.command()
-@json_flag("the report")
-@click.pass_obj
-def doctor(settings: Callable[[], Settings], as_json: bool) -> None:
-    """Check the store, its schema and indexes, the embedder and the LLM."""
-    report = run_doctor(settings())
-    if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2, default=str))
-    else:
-        _print_doctor(report)
-    if not report.ok:
-        sys.exit(1)
-
-
-@main.command()
-@click.argument("file_or_query")
-@click.option(
-    "--param",
-    "-p",
-    "params",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="A query parameter; VALUE is read as JSON when it parses, else as text.",
-)
-@json_flag("rows")
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1, max=MAX_READ_ROWS),
-    default=CYPHER_ROWS,
-    show_default=True,
-    help=f"Print at most this many rows (at most {MAX_READ_ROWS:,}); the rest are not read.",
-)
-@click.pass_obj
-def cypher(
-    settings: Callable[[], Settings],
-    file_or_query: str,
-    params: Sequence[str],
-    as_json: bool,
-    limit: int,
-) -> None:
-    """Run a read-only Cypher query (text or a .cypher file) on the configured store,
-    stopped after GRAPHMIND_QUERY_TIMEOUT seconds."""
-    text = _query_text(file_or_query)
-    values = _parse_params(params, parameters(text))
-    config = settings()
-    with open_store(config, shared=True) as store:
-        try:
-            result = store.run_text(text, values, max_rows=limit, timeout=config.query_timeout)
-        except QueryFailedError as exc:
-            if _READ_ONLY.search(str(exc)):
-                raise QueryFailedError(f"{exc} (graphmind cypher runs read-only queries)") from exc
-            raise
-    if as_json:
-        click.echo(json.dumps(result.records(), indent=2, default=str))
-    else:
-        _print_result(result)
-    if result.more:
-        click.echo(
-            f"the query has more than {limit} rows; only the first {limit} are shown "
-            "(--limit N for more)",
-            err=True,
-        )
-
-
-_READ_ONLY = re.compile(r"read-only|read access mode|AccessMode", re.IGNORECASE)
 
 
 @main.command()
@@ -536,118 +461,11 @@ def prune(settings: Callable[[], Settings], keep: int | None, dry_run: bool, as_
     )
 
 
-_BUNDLED = re.compile(r"^audit/[a-z_]+$")
-_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _query_text(file_or_query: str) -> str:
-    """A query's text: a .cypher file, a bundled audit query by name, or the text itself."""
-    path = Path(file_or_query)
-    if _BUNDLED.match(file_or_query) and not path.is_file():
-        bundled = default_root() / f"{file_or_query}.cypher"
-        if not bundled.is_file():
-            known = ", ".join(f"audit/{p.stem}" for p in sorted(bundled.parent.glob("*.cypher")))
-            raise click.BadParameter(
-                f"no bundled query {file_or_query!r}; there are: {known}",
-                param_hint="FILE_OR_QUERY",
-            )
-        return bundled.read_text(encoding="utf-8")
-    if file_or_query.endswith(".cypher") or (len(file_or_query) < 4096 and path.is_file()):
-        if not path.is_file():
-            raise click.BadParameter(f"no such file: {path}", param_hint="FILE_OR_QUERY")
-        return path.read_text(encoding="utf-8")
-    return file_or_query
-
-
-def _parse_params(params: Sequence[str], used: set[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` pairs: NAME one of the query's own parameters (``used``)."""
-    values: dict[str, Any] = {}
-    for item in params:
-        name, sep, raw = item.partition("=")
-        if not sep or not _PARAM_NAME.fullmatch(name):
-            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--param")
-        if name not in used:
-            takes = ", ".join(f"${p}" for p in sorted(used)) or "no parameters"
-            raise click.BadParameter(f"the query takes {takes}, not ${name}", param_hint="--param")
-        try:
-            values[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            values[name] = raw
-    return values
-
-
-def _print_result(result: QueryResult) -> None:
-    table = Table(*result.columns, show_lines=False)
-    for row in result.rows:
-        table.add_row(*(_cell(v) for v in row))
-    out.print(table)
-    out.print(f"{len(result.rows)} row(s)", style="dim")
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, default=str, ensure_ascii=False)
-
-
-def _print_doctor(report: DoctorReport) -> None:
-    info = report.store
-    rows = [("store", f"{report.backend} at {report.location}")]
-    if report.attached_to is not None:
-        rows.append(("shared", f"in use by PID {report.attached_to}: reached through its server"))
-    if info is not None:
-        rows += [("server", f"{info.server_version} ({info.edition})"), ("GDS", info.gds or "no")]
-        if info.meta:
-            rows.append(
-                (
-                    "schema",
-                    f"version {info.meta.get('schema_version')}, embedder "
-                    f"{info.meta.get('embedder')} (dimension {info.meta.get('dimension')})",
-                )
-            )
-    rows += [("embedder", report.embedder), ("LLM", report.llm)]
-    rows += [("problem", problem) for problem in report.problems]
-    width = max(len(key) for key, _ in rows)
-    for key, value in rows:  # key and value lines, no padding after the value
-        style = "bold red" if key == "problem" else "bold"
-        pad = " " * (width - len(key))
-        out.print(f" [{style}]{key}[/]{pad}  {escape(value)}", highlight=False)
-    if info is None:
-        return
-    indexes = Table("index", "type", "label", "properties", "state", title="indexes")
-    for index in sorted(info.indexes, key=lambda i: (i.label, i.kind, i.name)):
-        style = "green" if index.state.upper() in ("ONLINE", "OPERATIONAL") else "yellow"
-        indexes.add_row(
-            index.name,
-            index.kind,
-            index.label,
-            ", ".join(index.properties),
-            f"[{style}]{index.state}[/]",
-        )
-    out.print(indexes)
-    counts = Table("label", "nodes", title="counts")
-    for label, count in info.counts.items():
-        counts.add_row(label, str(count))
-    counts.add_row("(relationships)", str(report.relationships))
-    out.print(counts)
-    if report.communities:
-        levels = Table(
-            "level", "communities", "mean size", "max size", "algorithm", title="communities"
-        )
-        for row in report.communities:
-            levels.add_row(
-                str(row["level"]),
-                str(row["communities"]),
-                f"{row['mean_size']:.1f}",
-                str(row["max_size"]),
-                str(row["algorithm"]),
-            )
-        out.print(levels)
-
-
 def _register_commands() -> None:
-    from graphmind import cli_communities, cli_documents, cli_eval
+    from graphmind import cli_communities, cli_cypher, cli_doctor, cli_documents, cli_eval
 
+    cli_doctor.register(main)
+    cli_cypher.register(main)
     cli_eval.register(main)
     cli_communities.register(main)
     cli_documents.register(main, out)
