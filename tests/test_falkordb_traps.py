@@ -17,7 +17,7 @@ import pytest
 from conftest import EMBEDDER, chunk_rows_for_child, open_falkordb
 from graphmind.core.errors import StoreInUseError
 from graphmind.store import falkordb
-from graphmind.store.falkordb import SERVER_CONFIG
+from graphmind.store.falkordb_server import SERVER_CONFIG
 
 OPEN_AND_REPORT = textwrap.dedent(
     """

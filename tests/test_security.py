@@ -74,7 +74,7 @@ def test_a_parameter_name_that_is_not_an_identifier_is_refused(
 
 def test_falkordb_header_refuses_a_hostile_name_itself() -> None:
     """The FalkorDB client's own check, where names are written into the query text."""
-    from graphmind.store.falkordb import params_header
+    from graphmind.store.falkordb_values import params_header
 
     assert params_header({"ok_1": 1}) == "CYPHER `ok_1`=1 "
     for name in HOSTILE_NAMES:

@@ -22,24 +22,18 @@ documents) still take the lock, so they stay one at a time.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import os
 import time
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import psutil
 import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from graphmind.core.errors import (
     QueryFailedError,
-    QueryParameterError,
     QueryTimeoutError,
     StoreError,
     StoreInUseError,
@@ -49,9 +43,11 @@ from graphmind.embed.spec import EmbedderSpec
 from graphmind.store.base import GraphStore, IndexInfo, QueryResult, node_props
 from graphmind.store.bm25 import pool_terms, query_terms, rank
 from graphmind.store.capped import capped_query
+from graphmind.store.falkordb_server import attach_server, open_server, stop_orphan_server
+from graphmind.store.falkordb_values import params_header, plain
 from graphmind.store.hits import TextHit
 from graphmind.store.lock import StoreLock
-from graphmind.store.registry import QueryRegistry, check_names
+from graphmind.store.registry import QueryRegistry
 from graphmind.store.schema import (
     FULLTEXT_INDEXES,
     GRAPH_NAME,
@@ -64,7 +60,6 @@ from graphmind.store.watchdog import start_watchdog, stop_watchdog
 
 log = logging.getLogger(__name__)
 
-SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "everysec"}
 EF_RUNTIME = 100
 POOL_SIZE = 1000  # most nodes a full-text query ranks by BM25
 ATTACH_GRACE = 10.0  # seconds an attaching process waits for the owner to publish its socket
@@ -101,7 +96,7 @@ class FalkorDBLiteStore(GraphStore):
         """Start this store's server (the lock is held) and publish its socket."""
         try:
             stop_orphan_server(self.location)
-            self._db = _open_server(self.location)
+            self._db = open_server(self.location)
             # the server is a process of its own: it must not outlive this one
             self._watchdog = start_watchdog(self._db.client.pid, self._db.client.socket_file)
             self._graph = self._db.select_graph(self.graph_name)
@@ -124,7 +119,7 @@ class FalkorDBLiteStore(GraphStore):
                 self._own()
                 return
             owner = self._lock.owner()
-            db = _attach_server(self._lock.socket())
+            db = attach_server(self._lock.socket())
             if db is not None and self._lock.owner() == owner:
                 self._db = db
                 self._graph = db.select_graph(self.graph_name)
@@ -191,7 +186,7 @@ class FalkorDBLiteStore(GraphStore):
         columns = [str(h[1]) for h in (result.header or [])]
         found = result.result_set or []
         more = max_rows is not None and len(found) > max_rows
-        rows = [[_plain(v) for v in row] for row in (found[:max_rows] if more else found)]
+        rows = [[plain(v) for v in row] for row in (found[:max_rows] if more else found)]
         return QueryResult(columns, rows, more)
 
     def _create_schema(self, embedder: EmbedderSpec) -> None:
@@ -337,201 +332,6 @@ class FalkorDBLiteStore(GraphStore):
             return self._db.execute_command(*args)
         except redis.ResponseError as exc:
             raise QueryFailedError(f"FalkorDB rejected {args[0]}: {exc}") from exc
-
-
-def _attach_server(socket: str | None) -> Any:
-    """A plain client of the server listening on ``socket``, or None when it does not
-    answer (not started yet, or stopping)."""
-    if not socket or not Path(socket).exists():
-        return None
-    from falkordb import FalkorDB
-
-    try:
-        db = FalkorDB(
-            unix_socket_path=socket,
-            socket_timeout=None,
-            retry=Retry(NoBackoff(), 0),
-            retry_on_error=[],
-        )
-        db.connection.ping()
-    except (redis.RedisError, OSError):
-        return None
-    return db
-
-
-def _open_server(path: str) -> Any:
-    """Start the embedded server on ``path`` with our settings.
-
-    The append-only files live in ``<file>.aof`` beside the store file, so two stores
-    in one folder never read each other's data. Redis ignores the snapshot file when
-    append-only is on and finds no append-only files (a copied or renamed store, or one
-    from an older version): such a store is loaded from its snapshot first and switched
-    to append-only afterwards, which writes the append-only files from what was loaded.
-    """
-    from redislite.falkordb_client import FalkorDB
-
-    aof_dir = Path(path).with_name(Path(path).name + ".aof")
-    from_snapshot = not aof_dir.exists() and Path(path).is_file() and Path(path).stat().st_size
-    config = {**SERVER_CONFIG, "appenddirname": aof_dir.name}
-    if from_snapshot:
-        config["appendonly"] = "no"
-    try:
-        db = FalkorDB(
-            path,
-            serverconfig=config,
-            socket_timeout=None,
-            retry=Retry(NoBackoff(), 0),
-            retry_on_error=[],
-        )
-    except Exception as exc:
-        raise StoreUnavailableError(
-            f"cannot start the embedded FalkorDB server for {path}: {exc}"
-        ) from exc
-    if from_snapshot:
-        db.client.config_set("appendonly", SERVER_CONFIG["appendonly"])
-        _wait_for_aof_rewrite(db.client)
-    return db
-
-
-def _wait_for_aof_rewrite(client: Any, timeout: float = 600.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        info = client.info("persistence")
-        if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
-            return
-        time.sleep(0.05)
-    raise StoreError("the embedded FalkorDB server did not finish writing its append-only file")
-
-
-def stop_orphan_server(path: str, timeout: float = 30.0, *, announce: bool = True) -> None:
-    """Shut down (saving) a server left running by a killed process, and drop stale settings.
-
-    Only called while holding the store lock, so any server still registered for this
-    file has no owner: its process was killed, or it left while another process was
-    attached to the server (that process stops it on leaving, ``announce=False``). Settings
-    that name another file were copied with the store (its files copied while it was
-    open): the server they name serves the original, and is left alone.
-    """
-    settings_file = Path(path + ".settings")
-    if not settings_file.exists():
-        return
-    try:
-        settings = json.loads(settings_file.read_text())
-        served = Path(settings["dbdir"], settings["dbfilename"])
-        pid = int(Path(settings["pidfile"]).read_text().strip())
-        socket_path = settings["unixsocket"]
-    except (OSError, ValueError, KeyError, TypeError):
-        settings_file.unlink(missing_ok=True)
-        return
-    if served.resolve() != Path(path).resolve():
-        settings_file.unlink(missing_ok=True)
-        return
-    if _is_server(pid):
-        if announce:
-            log.warning("shutting down orphaned FalkorDB server PID %s for %s", pid, path)
-        try:
-            redis.Redis(unix_socket_path=socket_path, socket_timeout=timeout).shutdown(save=True)
-        except redis.ConnectionError:
-            pass  # the server closes the connection as it exits
-        except redis.RedisError:
-            os.kill(pid, 15)
-        deadline = time.monotonic() + timeout
-        while _is_server(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if _is_server(pid):
-            raise StoreUnavailableError(
-                f"an old FalkorDB server (PID {pid}) for {path} does not stop"
-            )
-    settings_file.unlink(missing_ok=True)
-
-
-def _is_server(pid: int) -> bool:
-    try:
-        proc = psutil.Process(pid)
-        return (
-            proc.is_running()
-            and proc.status() != psutil.STATUS_ZOMBIE
-            and ("redis" in proc.name() or "falkor" in proc.name())
-        )
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
-        return False
-
-
-_SCALARS = (str, int, float, bool, type(None))
-_SCALAR_SET = frozenset(_SCALARS)
-
-
-def _plain(value: Any) -> Any:
-    """FalkorDB result values as plain Python (nodes and edges as dicts)."""
-    if type(value) in _SCALARS:  # most values: no imports, no isinstance chain
-        return value
-    if type(value) is list:
-        if _SCALAR_SET.issuperset(map(type, value)):  # a vector: no per-float call
-            return value
-        return [_plain(v) for v in value]
-    from falkordb import Edge, Node
-    from falkordb import Path as FPath
-
-    if isinstance(value, Node):
-        return {"_labels": list(value.labels or []), **_plain(value.properties)}
-    if isinstance(value, Edge):
-        return {"_type": value.relation, **_plain(value.properties)}
-    if isinstance(value, FPath):
-        return {
-            "nodes": [_plain(n) for n in value.nodes()],
-            "edges": [_plain(e) for e in value.edges()],
-        }
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-_FLOAT_REPR = float.__repr__
-
-
-def params_header(params: Mapping[str, Any]) -> str:
-    """FalkorDB's ``CYPHER name=value ...`` prefix; about twice as fast as the driver's.
-
-    Names go into the text: each is checked to be an identifier (``check_names``).
-    Long float lists (embeddings) take a fast path; NaN and infinity are refused,
-    since FalkorDB cannot parse them.
-    """
-    if not params:
-        return ""
-    check_names("<query>", params)
-    return "CYPHER " + " ".join(f"`{k}`={cypher_literal(v)}" for k, v in params.items()) + " "
-
-
-def cypher_literal(value: Any) -> str:
-    """A parameter value as a Cypher literal."""
-    kind = type(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if kind is bool:
-        return "true" if value else "false"
-    if kind is int:
-        return str(value)
-    if kind is float:
-        if not math.isfinite(value):
-            raise QueryParameterError(f"cannot store {value!r}: not a finite number")
-        return _FLOAT_REPR(value)
-    if value is None:
-        return "null"
-    if kind is list or kind is tuple:
-        try:
-            floats = ",".join(map(_FLOAT_REPR, value))
-        except TypeError:
-            return "[" + ",".join(map(cypher_literal, value)) + "]"
-        if "n" in floats:  # nan or inf
-            raise QueryParameterError("cannot store a list holding NaN or infinity")
-        return "[" + floats + "]"
-    if isinstance(value, Mapping):
-        if any("`" in str(k) or not str(k) for k in value):
-            raise QueryParameterError("map keys must be non-empty and free of backticks")
-        return "{" + ",".join(f"`{k}`:{cypher_literal(v)}" for k, v in value.items()) + "}"
-    raise QueryParameterError(f"cannot send a {kind.__name__} as a query parameter")
 
 
 def _clean(message: str) -> str:
