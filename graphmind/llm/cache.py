@@ -14,9 +14,9 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
+from graphmind.core.closing import Closing
 from graphmind.core.errors import LLMError
 from graphmind.llm.base import Completion, Message
 
@@ -57,7 +57,7 @@ def cache_key(
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-class ResponseCache:
+class ResponseCache(Closing):
     """Completions by request key, in a SQLite file (WAL mode)."""
 
     def __init__(self, path: Path) -> None:
@@ -152,14 +152,3 @@ class ResponseCache:
         """Close the database; later calls fail."""
         with self._lock:
             self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

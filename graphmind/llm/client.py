@@ -6,11 +6,11 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from functools import cache
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from pydantic import BaseModel
 
+from graphmind.core.closing import Closing
 from graphmind.core.errors import LLMOutputError
 from graphmind.llm.base import Completion, LLMRequestError, Message, Provider
 from graphmind.llm.cache import ResponseCache, cache_key
@@ -32,7 +32,7 @@ def repair_message(error: str, *, truncated: bool) -> Message:
     return {"role": "user", "content": text}
 
 
-class LLM:
+class LLM(Closing):
     """Structured calls with a response cache, repair retries and a token ledger.
 
     ``structured`` returns a validated pydantic model or raises LLMOutputError
@@ -201,17 +201,6 @@ class LLM:
         """Close the response cache."""
         if self.cache is not None:
             self.cache.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 @cache

@@ -13,9 +13,9 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
+from graphmind.core.closing import Closing
 from graphmind.core.errors import (
     BadInputError,
     EmbedderMismatchError,
@@ -88,7 +88,7 @@ class QueryResult:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
-class GraphStore(ABC):
+class GraphStore(Closing, ABC):
     """A graph store reached only through named queries."""
 
     backend: Backend
@@ -370,17 +370,6 @@ class GraphStore(ABC):
             counts=self.counts(),
             meta=self.meta(),
         )
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _row_cap(max_rows: int) -> int:
