@@ -43,6 +43,9 @@ Report = Callable[[str], None]
 
 @dataclass
 class Run:
+    """One evaluation in its run directory: its options, settings and dataset, and where it
+    reports progress."""
+
     options: EvalOptions
     run_dir: Path
     settings: Settings
@@ -77,6 +80,7 @@ def open_base_store(
 
 
 def load_questions(options: EvalOptions) -> EvalDataset:
+    """The evaluation's questions and the corpus they are asked over."""
     return load_dataset(
         options.dataset,
         options.data_root,
