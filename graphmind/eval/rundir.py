@@ -65,9 +65,7 @@ def open_base_store(
     """The run's base build, built first when needed (the run directory's own FalkorDB
     Lite store, or ``options.store``), with the run it belongs to: for measurements that
     only read the corpus."""
-    run = Run(replace(options, configs=()), run_dir, settings, say)
-    run.dataset = load_questions(options)
-    bind(run)
+    run = start_run(run_dir, replace(options, configs=()), settings, say)
     if options.store is None:
         build_stores(run, embedder, progress)
         with open_store(store_settings(run, "base")) as store:  # its indexes ready
@@ -79,9 +77,10 @@ def open_base_store(
         yield store, run
 
 
-def load_questions(options: EvalOptions) -> EvalDataset:
-    """The evaluation's questions and the corpus they are asked over."""
-    return load_dataset(
+def start_run(run_dir: Path, options: EvalOptions, settings: Settings, say: Report) -> Run:
+    """The run with its questions and corpus loaded, its directory bound to it (``bind``)."""
+    run = Run(options, run_dir, settings, say)
+    run.dataset = load_dataset(
         options.dataset,
         options.data_root,
         limit=options.limit,
@@ -89,6 +88,8 @@ def load_questions(options: EvalOptions) -> EvalDataset:
         path=options.questions,
         subset=options.subset,
     )
+    bind(run)
+    return run
 
 
 def _run_id(run: Run) -> str:

@@ -47,12 +47,11 @@ from graphmind.eval.rundir import (
     CONSISTENCY_FILE,
     Report,
     Run,
-    bind,
     build_shared,
     build_stores,
-    load_questions,
     mark,
     reset_shared,
+    start_run,
     store_settings,
 )
 from graphmind.factories import open_store
@@ -84,9 +83,7 @@ def run_eval(
     unknown = [c for c in options.configs if c not in CONFIGS]
     if unknown or not options.configs:
         raise BadInputError(f"unknown configuration(s) {unknown}; choose from {', '.join(CONFIGS)}")
-    run = Run(options, run_dir, settings, say)
-    run.dataset = load_questions(options)
-    bind(run)
+    run = start_run(run_dir, options, settings, say)
     from graphmind.factories import make_embedder, make_llm
 
     embedder = embedder or make_embedder(settings)
