@@ -11,10 +11,12 @@ extraction and communities, no model at build time (a community is titled by its
 names; the broad scope summarises those it reads at question time). Each question is asked
 by each configuration, with the full answer. The judge then names the better of broad's
 answer and the other's on LightRAG's criteria (comprehensiveness, diversity, empowerment)
-and overall, once with broad's as answer 1 and once as answer 2, to cancel position bias.
-The report gives broad's win rate per criterion (a tie counts half) with two 95% intervals
-(a bootstrap over questions, Wilson over judgements), how often the two orders name the
-same winner (the judge's noise) and the median seconds per configuration. Answers and
+and overall, once with broad's as answer 1 and once as answer 2, and the log-probabilities
+of its choices cancel its position bias (``graphmind.eval.pairwise``). The report gives,
+per criterion, broad's win rate (the mean probability that broad's answer is better, with
+a bootstrap 95% interval), wins, ties and losses (Wilson's interval), what the verdicts
+alone give, how often the two orders name the same winner and how far the judge leaned on
+position (the judge's noise), and the median seconds per configuration. Answers and
 judgements are appended to ``results.jsonl`` and ``judged.jsonl`` (resumable) and model
 responses cached in the run.
 """
@@ -23,22 +25,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import random
 import re
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, WithJsonSchema, model_validator
+from pydantic import BaseModel, model_validator
 
 from graphmind.ask.loop import AskLoop, AskOptions
 from graphmind.config import Settings, load_settings
 from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import GraphMindError
 from graphmind.embed.base import Embedder
+from graphmind.eval.pairwise import Choice, Judgement, choice, judge_pair, win_rate
 from graphmind.factories import make_llm
+from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.memory.session import MemoryOptions
 from graphmind.store.base import GraphStore
@@ -50,7 +53,6 @@ from scripts.benchkit import (
     chosen,
     median,
     read_jsonl,
-    share,
 )
 
 DEFAULT_QUESTIONS = Path(__file__).resolve().parent / "questions" / "python_docs_broad.json"
@@ -64,9 +66,7 @@ CONFIGS: dict[str, dict[str, str]] = {
 CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
 ANSWER_CHARS = 3000  # of each answer shown to the judge
 JUDGE_MAX_TOKENS = 48  # four one-character choices in JSON
-RESAMPLES = 2000  # the bootstrap's, over questions
-SEED = 0
-Z95 = 1.96
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 JUDGE_PROMPT = (
     "You compare two answers to the same broad question about a software manual on three "
@@ -77,21 +77,6 @@ JUDGE_PROMPT = (
     'three. Return JSON: "comprehensiveness", "diversity", "empowerment" and "overall", '
     'each "1" or "2".'
 )
-
-# the schema offers "1" or "2" (LightRAG's judge must choose); a "tie" said anyway is read
-Choice = Annotated[Literal["1", "2", "tie"], WithJsonSchema({"type": "string", "enum": ["1", "2"]})]
-
-
-def choice(value: Any) -> Any:
-    """A judge's word for an answer as "1", "2" or "tie" ("Answer 2", 1, "Tie"); anything
-    else passes through (and fails validation)."""
-    text = str(value).strip().lower()
-    one, two = "1" in text, "2" in text
-    if one != two:
-        return "1" if one else "2"
-    if any(word in text for word in ("tie", "both", "equal", "neither")):
-        return "tie"
-    return text
 
 
 class Verdicts(BaseModel):
@@ -182,8 +167,8 @@ def others(configs: list[str]) -> list[str]:
 def judge_all(
     llm: LLM, questions: list[dict[str, Any]], results: Path, judged: Path, configs: list[str]
 ) -> None:
-    """Broad against each other configuration, in both orders, appended to ``judged``
-    (done pairs, and questions a configuration has not answered, skipped)."""
+    """Broad (A) against each other configuration (B), in both orders, appended to
+    ``judged`` (done pairs, and questions a configuration has not answered, skipped)."""
     rows = {(r["id"], r["config"]): r for r in read_jsonl(results)}
     done = {(r["id"], r["other"]) for r in read_jsonl(judged)}
     for q in questions:
@@ -191,86 +176,88 @@ def judge_all(
             pair = rows.get((q["id"], BROAD)), rows.get((q["id"], other))
             if (q["id"], other) in done or pair[0] is None or pair[1] is None:
                 continue
-            broad, theirs = pair[0]["full_answer"], pair[1]["full_answer"]
+            said = judge_pair(
+                llm,
+                "judge_broad",
+                judge_messages(q["question"]),
+                Verdicts,
+                CRITERIA,
+                pair[0]["full_answer"],
+                pair[1]["full_answer"],
+                max_tokens=JUDGE_MAX_TOKENS,
+            )
             out = {
                 "id": q["id"],
                 "other": other,
-                "broad_first": judge(llm, q["question"], broad, theirs),
-                "broad_second": judge(llm, q["question"], theirs, broad),
+                "criteria": {c: j.as_dict() for c, j in said.items()},
             }
             append_jsonl(judged, out)
+            overall = said["overall"]
             print(
-                f"judged {q['id']} broad vs {other}: overall "
-                f"{out['broad_first']['overall']} / {out['broad_second']['overall']}",
+                f"judged {q['id']} broad vs {other}: overall {overall.a_first} / "
+                f"{overall.a_second}, P(broad better) {overall.p_a:.2f}",
                 flush=True,
             )
 
 
-def judge(llm: LLM, question: str, first: str, second: str) -> dict[str, str]:
-    """The judge's choice per criterion between answer 1 (``first``) and 2 (``second``)."""
-    messages = [
-        {"role": "system", "content": JUDGE_PROMPT},
-        {
-            "role": "user",
-            "content": f"Question: {question}\n\nAnswer 1: {first[:ANSWER_CHARS]}\n\n"
-            f"Answer 2: {second[:ANSWER_CHARS]}",
-        },
-    ]
-    verdicts = llm.structured("judge_broad", messages, Verdicts, max_tokens=JUDGE_MAX_TOKENS)
-    return verdicts.model_dump()
+def judge_messages(question: str) -> Callable[[str, str], list[Message]]:
+    """The judge's prompt for ``question``, given answer 1 and answer 2."""
+
+    def messages(first: str, second: str) -> list[Message]:
+        return [
+            {"role": "system", "content": JUDGE_PROMPT},
+            {
+                "role": "user",
+                "content": f"Question: {question}\n\nAnswer 1: {first[:ANSWER_CHARS]}\n\n"
+                f"Answer 2: {second[:ANSWER_CHARS]}",
+            },
+        ]
+
+    return messages
 
 
-def score(said: str, broad: str) -> float:
-    """One order's judgement for broad, which was answer ``broad``: 1 a win, 0.5 a tie,
-    0 a loss."""
-    return 1.0 if said == broad else 0.5 if said == "tie" else 0.0
-
-
-def winner(said: str, broad: str) -> str:
-    """Whom one order's judgement names: "broad", "other" or "tie"."""
-    return "tie" if said == "tie" else BROAD if said == broad else "other"
+def check_judge(llm: LLM, references: list[dict[str, Any]]) -> dict[str, Any]:
+    """Judge the judge where the better answer is known: each question's reference answer
+    (written from the manual) against another question's (``unrelated``) and against its
+    own first sentence (``first_sentence``, where it has more than one). The win rate is
+    then the judge's accuracy; ``verdicts_rate`` what its verdicts alone would give."""
+    said: dict[str, list[dict[str, Judgement]]] = {"unrelated": [], "first_sentence": []}
+    for i, q in enumerate(references):
+        rivals = {"unrelated": references[(i + 1) % len(references)]["reference"]}
+        sentences = _SENTENCE_END.split(q["reference"].strip())
+        if len(sentences) > 1:
+            rivals["first_sentence"] = sentences[0]
+        for control, rival in rivals.items():
+            said[control].append(
+                judge_pair(
+                    llm,
+                    "judge_broad",
+                    judge_messages(q["question"]),
+                    Verdicts,
+                    CRITERIA,
+                    q["reference"],
+                    rival,
+                    max_tokens=JUDGE_MAX_TOKENS,
+                )
+            )
+            overall = said[control][-1]["overall"]
+            print(
+                f"checked {q['id']} against {control}: {overall.a_first} / "
+                f"{overall.a_second}, P(reference better) {overall.p_a:.2f}",
+                flush=True,
+            )
+    return {
+        control: {c: win_rate([j[c] for j in rows]) for c in CRITERIA}
+        for control, rows in said.items()
+    }
 
 
 def pair_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Broad's win rate per criterion over judged rows (both orders of one question
-    each), its 95% intervals and how often the two orders agree."""
+    """Broad's numbers per criterion over judged rows (``graphmind.eval.pairwise``)."""
     table: dict[str, Any] = {"questions": len(rows)}
     for criterion in CRITERIA:
-        said = [(r["broad_first"][criterion], r["broad_second"][criterion]) for r in rows]
-        per_question = [(score(a, "1") + score(b, "2")) / 2 for a, b in said]
-        rate = sum(per_question) / len(per_question) if per_question else None
-        table[criterion] = {
-            "win_rate": round(rate, 3) if rate is not None else None,
-            "bootstrap_95": bootstrap(per_question),
-            "wilson_95": wilson(rate, 2 * len(rows)) if rate is not None else None,
-            "orders_agree": share([winner(a, "1") == winner(b, "2") for a, b in said]),
-        }
+        table[criterion] = win_rate([Judgement.from_dict(r["criteria"][criterion]) for r in rows])
     return table
-
-
-def bootstrap(values: list[float], resamples: int = RESAMPLES, seed: int = SEED) -> list[float]:
-    """The 95% percentile interval of the mean, resampling ``values`` (one per question)
-    with replacement; empty for no values."""
-    if not values:
-        return []
-    rng = random.Random(seed)
-    n = len(values)
-    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(resamples))
-    return [
-        round(means[round(0.025 * (resamples - 1))], 3),
-        round(means[round(0.975 * (resamples - 1))], 3),
-    ]
-
-
-def wilson(rate: float, n: int, z: float = Z95) -> list[float]:
-    """Wilson's 95% interval for a share ``rate`` of ``n`` judgements (a tie is half a
-    win, which the interval treats as if it were a share of wins); empty for none."""
-    if n == 0:
-        return []
-    denominator = 1 + z * z / n
-    centre = (rate + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denominator
-    return [round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)]
 
 
 def report(
@@ -317,6 +304,13 @@ def main() -> int:
     parser.add_argument("--store", help="a Neo4j URI instead of the run's FalkorDB Lite file")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated")
     parser.add_argument("--no-judge", action="store_true", help="ask only")
+    parser.add_argument(
+        "--check-judge",
+        type=Path,
+        metavar="REFERENCES",
+        help="only judge the judge on a question file with reference answers "
+        "(scripts/questions/python_docs_explain.json): no store, no asks",
+    )
     args = parser.parse_args()
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in configs if c not in CONFIGS]
@@ -324,6 +318,8 @@ def main() -> int:
         parser.error(f"--configs takes some of {', '.join(CONFIGS)} (got {args.configs!r})")
     try:
         args.run_dir.mkdir(parents=True, exist_ok=True)
+        if args.check_judge:
+            return judge_check(args)
         questions = chosen(args.questions, args.limit, args.ids)
         store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
         settings = load_settings(store=store)
@@ -341,6 +337,18 @@ def main() -> int:
     except (GraphMindError, OSError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    print(json.dumps(table, indent=2))
+    return 0
+
+
+def judge_check(args: argparse.Namespace) -> int:
+    """``--check-judge``: the judge's accuracy where the better answer is known."""
+    llm = make_llm(load_settings(), cache_dir=args.run_dir)
+    if llm is None:
+        raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
+    llm.temperature = 0.0
+    table = check_judge(llm, chosen(args.check_judge, args.limit, args.ids))
+    (args.run_dir / "judge-check.json").write_text(json.dumps(table, indent=2))
     print(json.dumps(table, indent=2))
     return 0
 

@@ -12,7 +12,7 @@ by the loop, both with the full answer; then the configured model judges: whethe
 cited passage supports the sentence that cites it (citation precision; a sentence is
 supported when one of its passages is: answer support), and which of the two full
 answers better answers the question in light of the manual's reference answer, in both
-orders (win rate with ties as half, and how often the two orders agree). A full answer
+orders, its odds cancelling its position bias (``graphmind.eval.pairwise``). A full answer
 that only restates the question is an echo (a rule, no model). Answers and judgements are
 appended to ``results.jsonl`` and ``judged.jsonl`` (resumable) and model responses cached
 in the run; ``spot.md`` lists 20 judged sentence-passage pairs to check by hand.
@@ -24,8 +24,9 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -36,7 +37,9 @@ from graphmind.config import Settings, load_settings
 from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import GraphMindError
 from graphmind.embed.base import Embedder
+from graphmind.eval.pairwise import Choice, Judgement, judge_pair, win_rate
 from graphmind.factories import make_llm
+from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.memory.session import MemoryOptions
 from graphmind.store.base import GraphStore
@@ -65,7 +68,7 @@ class Support(BaseModel):
 class Preference(BaseModel):
     """The pairwise judge's choice."""
 
-    better: Literal["A", "B", "tie"] = "tie"
+    better: Choice
 
 
 SUPPORT_PROMPT = (
@@ -77,7 +80,7 @@ PAIRWISE_PROMPT = (
     "You compare two answers to a question about a software manual. A reference answer from "
     "the manual is given. Prefer the answer that explains the question correctly and "
     "usefully, agrees with the reference and does not just repeat the question. Return "
-    'JSON: "better": "A", "B" or "tie".'
+    'JSON: "better": "1" or "2".'
 )
 
 
@@ -154,10 +157,22 @@ def judge_all(llm: LLM, questions: list[dict[str, Any]], results: Path, judged: 
                 [supports(llm, s["text"], p) for p in s["passages"]] for s in row["sentences"]
             ]
         naive, loop = (r["full_answer"] if r else "" for r in pair)
-        out["loop_first"] = prefer(llm, q, loop, naive)  # A is the loop's
-        out["naive_first"] = prefer(llm, q, naive, loop)  # A is naive's
+        said = judge_pair(
+            llm,
+            "judge_pairwise",
+            pairwise_messages(q),
+            Preference,
+            ["better"],
+            loop,
+            naive,
+            max_tokens=16,
+        )["better"]  # A is the loop's
+        out["pairwise"] = said.as_dict()
         append_jsonl(judged, out)
-        print(f"judged {q['id']}: {out['loop_first']} / {out['naive_first']}", flush=True)
+        print(
+            f"judged {q['id']}: {said.a_first} / {said.a_second}, P(loop better) {said.p_a:.2f}",
+            flush=True,
+        )
 
 
 def supports(llm: LLM, sentence: str, passage: str) -> bool:
@@ -171,16 +186,20 @@ def supports(llm: LLM, sentence: str, passage: str) -> bool:
     return llm.structured("judge_support", messages, Support, max_tokens=16).supported
 
 
-def prefer(llm: LLM, q: dict[str, Any], a: str, b: str) -> str:
-    messages = [
-        {"role": "system", "content": PAIRWISE_PROMPT},
-        {
-            "role": "user",
-            "content": f"Question: {q['question']}\n\nReference answer: {q['reference']}\n\n"
-            f"Answer A: {a}\n\nAnswer B: {b}",
-        },
-    ]
-    return llm.structured("judge_pairwise", messages, Preference, max_tokens=16).better
+def pairwise_messages(q: dict[str, Any]) -> Callable[[str, str], list[Message]]:
+    """The pairwise judge's prompt for question ``q``, given answer 1 and answer 2."""
+
+    def messages(first: str, second: str) -> list[Message]:
+        return [
+            {"role": "system", "content": PAIRWISE_PROMPT},
+            {
+                "role": "user",
+                "content": f"Question: {q['question']}\n\nReference answer: {q['reference']}"
+                f"\n\nAnswer 1: {first}\n\nAnswer 2: {second}",
+            },
+        ]
+
+    return messages
 
 
 def report(questions: list[dict[str, Any]], results: Path, judged: Path) -> dict[str, Any]:
@@ -203,22 +222,8 @@ def report(questions: list[dict[str, Any]], results: Path, judged: Path) -> dict
             "median_s": median(seconds),
             "median_s_short": median(without),
         }
-    wins = [
-        score(verdicts[i]["loop_first"], "A") + score(verdicts[i]["naive_first"], "B") for i in ids
-    ]
-    agree = [
-        (verdicts[i]["loop_first"], verdicts[i]["naive_first"]) in {("A", "B"), ("B", "A")}
-        or verdicts[i]["loop_first"] == verdicts[i]["naive_first"] == "tie"
-        for i in ids
-    ]
-    table["loop_win_rate"] = round(sum(wins) / (2 * len(ids)), 3) if ids else None
-    table["orders_agree"] = share(agree)
+    table["loop_vs_naive"] = win_rate([Judgement.from_dict(verdicts[i]["pairwise"]) for i in ids])
     return table
-
-
-def score(choice: str, loop: str) -> float:
-    """One order's judgement for the loop: 1 a win, 0.5 a tie, 0 a loss."""
-    return 1.0 if choice == loop else 0.5 if choice == "tie" else 0.0
 
 
 def spot_check(results: Path, judged: Path, out: Path) -> None:

@@ -5,6 +5,7 @@ rows written per answer and the command's errors."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import fields
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 from graphmind.ask.options import AskOptions
 from graphmind.core.decision import Citation, Decision, Statement, Sufficiency
 from graphmind.core.errors import GraphMindError
-from graphmind.llm.base import Message
+from graphmind.llm.base import Completion, Message
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from scripts import eval_broad
@@ -27,23 +28,18 @@ from scripts.eval_broad import (
     Verdicts,
     answer_row,
     ask_options,
-    bootstrap,
+    check_judge,
     judge_all,
     pair_stats,
     report,
-    wilson,
 )
 
 
 def judged(qid: str, first: str, second: str, other: str = "naive") -> dict[str, Any]:
     """A judged row whose judge said ``first`` (broad as answer 1) and ``second`` (broad
     as answer 2) on every criterion."""
-    return {
-        "id": qid,
-        "other": other,
-        "broad_first": dict.fromkeys(CRITERIA, first),
-        "broad_second": dict.fromkeys(CRITERIA, second),
-    }
+    said = {"a_first": first, "a_second": second, "advantage": None, "lean": None}
+    return {"id": qid, "other": other, "criteria": dict.fromkeys(CRITERIA, said)}
 
 
 def test_a_judge_that_always_says_answer_1_agrees_with_itself_never_and_scores_half() -> None:
@@ -57,37 +53,24 @@ def test_a_judge_that_always_says_answer_1_agrees_with_itself_never_and_scores_h
 
 def test_wins_ties_and_losses_count_both_orders() -> None:
     rows = [
-        judged("q1", "1", "2"),  # broad wins in both orders: 1 + 1, the orders agree
-        judged("q2", "tie", "2"),  # a tie, then a win: 0.5 + 1, they disagree
-        judged("q3", "2", "1"),  # the other wins in both: 0 + 0, they agree
+        judged("q1", "1", "2"),  # broad wins in both orders: 1, the orders agree
+        judged("q2", "tie", "2"),  # a tie, then a win: 0.75, they disagree
+        judged("q3", "2", "1"),  # the other wins in both: 0, they agree
     ]
     stats = pair_stats(rows)["overall"]
-    assert stats["win_rate"] == 0.583  # 3.5 of 6 judgements
+    assert stats["win_rate"] == 0.583  # 1.75 of 3
     assert stats["orders_agree"] == 0.667
-    assert stats["wilson_95"] == [0.241, 0.861]  # by hand: p = 7/12, n = 6
+    assert stats["wins_ties_losses"] == [2, 0, 1]
+    assert stats["wilson_95"] == [0.208, 0.939]  # by hand: p = 2/3, n = 3
     low, high = stats["bootstrap_95"]
     assert 0.0 <= low < 0.583 < high <= 1.0
     assert pair_stats(rows)["overall"]["bootstrap_95"] == [low, high]  # seeded
+    assert pair_stats([]) == {"questions": 0, **{key: {"pairs": 0} for key in CRITERIA}}
 
 
 def test_a_tie_in_both_orders_is_agreement_at_half() -> None:
     stats = pair_stats([judged("q1", "tie", "tie")])["diversity"]
     assert stats["win_rate"] == 0.5 and stats["orders_agree"] == 1.0
-
-
-def test_intervals_by_hand() -> None:
-    assert wilson(0.5, 4) == [0.15, 0.85]
-    assert wilson(1.0, 10) == [0.722, 1.0]
-    assert wilson(0.5, 0) == []
-    assert bootstrap([1.0, 1.0, 1.0]) == [1.0, 1.0]
-    assert bootstrap([0.0, 1.0], resamples=2000) == [0.0, 1.0]  # both ends drawn
-    assert bootstrap([]) == []
-    assert pair_stats([])["overall"] == {
-        "win_rate": None,
-        "bootstrap_95": [],
-        "wilson_95": None,
-        "orders_agree": None,
-    }
 
 
 def test_the_verdicts_read_lightrag_s_shape_and_a_tie_but_offer_only_1_or_2() -> None:
@@ -178,8 +161,8 @@ def test_the_judge_sees_broad_first_then_second_and_resumes(tmp_path: Path) -> N
     assert shown[0] == ("BROAD answer to q1", "NAIVE answer to q1")
     assert shown[1] == ("NAIVE answer to q1", "BROAD answer to q1")
     assert set(provider.max_tokens) == {JUDGE_MAX_TOKENS}
-    assert rows[0]["broad_first"]["comprehensiveness"] == "1"
-    assert rows[0]["broad_second"]["comprehensiveness"] == "2"
+    assert rows[0]["criteria"]["comprehensiveness"]["a_first"] == "1"
+    assert rows[0]["criteria"]["comprehensiveness"]["a_second"] == "2"
 
     table = report(questions, results, out, configs)
     assert table["questions_judged"] == 3
@@ -188,12 +171,11 @@ def test_the_judge_sees_broad_first_then_second_and_resumes(tmp_path: Path) -> N
     for pair in (naive, loop):
         assert pair["comprehensiveness"]["win_rate"] == 1.0
         assert pair["overall"]["orders_agree"] == 1.0
-        assert pair["diversity"] == {
-            "win_rate": 0.5,
-            "bootstrap_95": [0.5, 0.5],
-            "wilson_95": pair["diversity"]["wilson_95"],
-            "orders_agree": 1.0,
-        }
+        assert pair["overall"]["with_odds"] == 0  # a scripted judge reads no odds
+        diversity = pair["diversity"]
+        assert (diversity["win_rate"], diversity["orders_agree"]) == (0.5, 1.0)
+        assert diversity["bootstrap_95"] == [0.5, 0.5]
+        assert diversity["wins_ties_losses"] == [0, pair["questions"], 0]
 
     judge_all(llm, questions, results, out, configs)  # everything judged: no new call
     assert provider.calls == 10 and len(read_jsonl(out)) == 5
@@ -216,6 +198,28 @@ def test_a_position_biased_judge_through_the_whole_judging(tmp_path: Path) -> No
     assert "broad_vs_loop" not in table
     assert table["broad_vs_naive"]["overall"]["win_rate"] == 0.5
     assert table["broad_vs_naive"]["overall"]["orders_agree"] == 0.0
+
+
+def test_a_position_biased_judge_s_odds_still_find_the_better_answer(tmp_path: Path) -> None:
+    """Always "1", but a little surer of it when broad's answer stands there."""
+    questions, results = results_file(tmp_path)
+
+    def leaning(messages: list[Message]) -> Completion:
+        d = 3.0 if "BROAD" in answers_in(messages)[0] else 2.0
+        p1 = 1 / (1 + math.exp(-d))
+        odds = {key: {"1": math.log(p1), "2": math.log(1 - p1)} for key in CRITERIA}
+        return Completion(json.dumps(dict.fromkeys(CRITERIA, "1")), 10, 4, "judge", odds=odds)
+
+    out = tmp_path / "judged.jsonl"
+    judge_all(
+        LLM(ScriptedProvider(leaning), cache=None), questions, results, out, ["broad", "naive"]
+    )
+
+    overall = report(questions, results, out, ["broad", "naive"])["broad_vs_naive"]["overall"]
+    assert overall["verdicts_rate"] == 0.5 and overall["orders_agree"] == 0.0
+    assert overall["win_rate"] == round(1 / (1 + math.exp(-0.5)), 3)  # (3 - 2) / 2 nats
+    assert overall["mean_abs_lean"] == 2.5
+    assert overall["wins_ties_losses"] == [2, 0, 0]  # 0.5 nats: at the margin, a win
 
 
 def test_nothing_is_judged_without_broad(tmp_path: Path) -> None:
@@ -308,3 +312,34 @@ def test_questions_are_chosen_by_id_in_the_files_order_or_spread(tmp_path: Path)
     assert [q["id"] for q in chosen(path, 3, None)] == ["q0", "q4", "q9"]
     with pytest.raises(GraphMindError, match="q11"):
         chosen(path, None, "q1,q11")
+
+
+def test_the_judge_is_checked_where_the_better_answer_is_known() -> None:
+    """A judge that always says "1" but is surer of it for the longer answer: its odds
+    find the reference better than an unrelated one and than its own first sentence."""
+    references = [
+        {"id": "r1", "question": "What is a generator?", "reference": "A function. It yields."},
+        {
+            "id": "r2",
+            "question": "What is a tuple?",
+            "reference": "An immutable sequence of items.",
+        },
+    ]
+
+    def longer_first(messages: list[Message]) -> Completion:
+        first, second = answers_in(messages)
+        d = 2.0 + (0.5 if len(first) > len(second) else -0.5)
+        p1 = 1 / (1 + math.exp(-d))
+        odds = {key: {"1": math.log(p1), "2": math.log(1 - p1)} for key in CRITERIA}
+        return Completion(json.dumps(dict.fromkeys(CRITERIA, "1")), 10, 4, "judge", odds=odds)
+
+    provider = ScriptedProvider(longer_first)
+    table = check_judge(LLM(provider, cache=None), references)
+
+    assert table["first_sentence"]["overall"]["pairs"] == 1  # r2 is one sentence
+    assert table["unrelated"]["overall"]["pairs"] == 2
+    assert table["first_sentence"]["overall"]["win_rate"] == round(1 / (1 + math.exp(-0.5)), 3)
+    assert table["first_sentence"]["overall"]["verdicts_rate"] == 0.5
+    unrelated = table["unrelated"]["overall"]  # r1's reference is the shorter of its pair
+    assert unrelated["wins_ties_losses"] == [1, 0, 1]
+    assert provider.calls == 6

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -112,3 +114,36 @@ def test_the_local_model_keeps_a_string_within_its_max_length(tmp_path: Path) ->
     usage = llm.ledger.get("copy")
     assert 30 <= len(result.query) <= 40
     assert (usage.calls, usage.retries, usage.capped) == (1, 0, 0)
+
+
+class Pick(BaseModel):
+    better: Literal["1", "2"]
+    surer: Literal["1", "2"]
+
+
+@pytest.mark.slow
+def test_the_local_model_gives_the_odds_of_its_choices() -> None:
+    """Odds of both asked fields, normalised over their options, and the option the
+    model chose is the likelier one when it was not a close call."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    settings = load_settings()
+    path = default_gguf_path(settings.model_path)
+    if path is None:
+        pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
+    llm = LLM(LlamaCppProvider(path, n_ctx=2048), cache=None, max_tokens=32)
+    asked = [
+        {
+            "role": "user",
+            "content": "What is 2 + 2?\nAnswer 1: 4, since two and two make four.\n"
+            'Answer 2: 5.\nReturn JSON: "better": the better answer, "1" or "2"; "surer": '
+            'the answer more sure of itself, "1" or "2".',
+        }
+    ]
+    said, odds = llm.structured_odds(
+        "judge", asked, Pick, {"better": ["1", "2"], "surer": ["1", "2"]}
+    )
+    assert odds is not None and set(odds) == {"better", "surer"}
+    for field, pair in odds.items():
+        assert math.exp(pair["1"]) + math.exp(pair["2"]) == pytest.approx(1.0)
+        if abs(pair["1"] - pair["2"]) > 0.5:
+            assert getattr(said, field) == max(pair, key=pair.__getitem__)

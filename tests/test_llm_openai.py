@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import socket
 import time
 from collections.abc import Callable
@@ -199,3 +200,59 @@ def test_an_answer_that_is_not_a_chat_completion_is_an_llm_error(
     with pytest.raises(LLMError, match="did not answer with a chat completion") as info:
         llm.structured("extract", MESSAGES, Entities)
     assert not isinstance(info.value, LLMOutputError) and len(server.requests) == 1
+
+
+def token(text: str, top: dict[str, float]) -> dict[str, Any]:
+    """One ``logprobs.content`` entry: the token written and the top alternatives."""
+    return {
+        "token": text,
+        "logprob": top.get(text, -9.0),
+        "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top.items()],
+    }
+
+
+def test_odds_are_read_from_the_answer_s_logprobs(serve: Callable[..., FakeServer]) -> None:
+    pieces = [
+        token('{"', {'{"': 0.0}),
+        token("better", {"better": 0.0}),
+        token('":', {'":': 0.0}),
+        token(' "', {' "': 0.0}),
+        token("2", {"2": -0.4, "1": -1.2, " 1": -5.0, "A": -6.0}),
+        token('"}', {'"}': 0.0}),
+    ]
+
+    def reply(body: dict[str, Any]) -> Reply:
+        answer = completion_body('{"better": "2"}')
+        answer["choices"][0]["logprobs"] = {"content": pieces}
+        return 200, {}, answer
+
+    server = serve(reply)
+    chat = provider(server.base_url)
+    done = chat.complete(
+        MESSAGES, schema=None, max_tokens=8, temperature=0, odds={"better": ["1", "2"]}
+    )
+    assert server.requests[-1]["logprobs"] is True
+    assert server.requests[-1]["top_logprobs"] == 20
+    assert done.odds is not None
+    odds = done.odds["better"]
+    assert odds["2"] - odds["1"] == pytest.approx(0.8)
+    assert math.exp(odds["1"]) + math.exp(odds["2"]) == pytest.approx(1.0)
+    plain = chat.complete(MESSAGES, schema=None, max_tokens=8, temperature=0)
+    assert "logprobs" not in server.requests[-1] and plain.odds is None
+
+
+def test_a_server_without_logprobs_answers_without_odds(serve: Callable[..., FakeServer]) -> None:
+    def reply(body: dict[str, Any]) -> Reply:
+        if "logprobs" in body:
+            return 400, {}, error_body("logprobs is not supported by this model")
+        return 200, {}, completion_body('{"better": "1"}')
+
+    server = serve(reply)
+    chat = provider(server.base_url)
+    for _ in range(2):
+        done = chat.complete(
+            MESSAGES, schema=None, max_tokens=8, temperature=0, odds={"better": ["1", "2"]}
+        )
+        assert done.text == '{"better": "1"}' and done.odds is None
+    assert ["logprobs" in r for r in server.requests] == [True, False, False]
+    assert chat.mode == "json_schema"  # the refusal was the logprobs', not the mode's

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from graphmind.core.errors import LLMError
+from graphmind.llm.odds import Odds, OddsRequest
 
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``."""
@@ -22,6 +23,9 @@ class Completion:
     model: str
     retries: int = 0
     """Transport retries (rate limits, 5xx, timeouts) spent before this answer; not cached."""
+    odds: Odds | None = None
+    """When asked with ``odds``: each asked field's options' log-probabilities where its
+    value began (``graphmind.llm.odds``); None where the provider cannot read them."""
 
 
 class Provider(Protocol):
@@ -32,6 +36,8 @@ class Provider(Protocol):
     backend cannot, it asks for any JSON (JSON mode, else instructions in the
     prompt). ``model_id`` identifies the model in cache keys; ``concurrency`` is
     how many calls may usefully run at once (1 for an in-process model).
+    ``odds`` asks for the log-probabilities of some fields' options (``Completion.odds``),
+    where the provider can read them.
     Errors are LLMError: LLMRequestError when this one request was refused.
     """
 
@@ -46,6 +52,7 @@ class Provider(Protocol):
         schema: dict[str, Any] | None,
         max_tokens: int,
         temperature: float,
+        odds: OddsRequest | None = None,
     ) -> Completion:
         """One chat completion."""
         ...

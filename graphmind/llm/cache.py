@@ -39,17 +39,23 @@ def cache_key(
     schema: dict[str, Any] | None,
     max_tokens: int,
     temperature: float,
+    *,
+    odds: Mapping[str, list[str]] | None = None,
 ) -> str:
-    """The hex sha256 identifying one request."""
+    """The hex sha256 identifying one request (one that asks for ``odds`` is another
+    request: its cached text carries them)."""
+    request: dict[str, Any] = {
+        "v": _KEY_VERSION,
+        "model": model_id,
+        "messages": messages,
+        "schema": schema,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+    }
+    if odds:
+        request["odds"] = dict(odds)
     payload = json.dumps(
-        {
-            "v": _KEY_VERSION,
-            "model": model_id,
-            "messages": messages,
-            "schema": schema,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-        },
+        request,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -15,6 +17,7 @@ from graphmind.core.errors import LLMOutputError
 from graphmind.llm.base import Completion, LLMRequestError, Message, Provider
 from graphmind.llm.cache import ResponseCache, cache_key
 from graphmind.llm.ledger import Ledger
+from graphmind.llm.odds import Odds, OddsRequest
 from graphmind.llm.parsing import OutputParseError, parse_output
 
 _REPAIR_ECHO_CHARS = 4000
@@ -76,27 +79,53 @@ class LLM(Closing):
 
         ``max_tokens`` caps this call below the client's cap (a call whose output is
         small by construction should not be able to run on to the general cap)."""
+        return self._structured(task, messages, output, max_tokens, None)[0]
+
+    def structured_odds[T: BaseModel](
+        self,
+        task: str,
+        messages: list[Message],
+        output: type[T],
+        odds: OddsRequest,
+        *,
+        max_tokens: int | None = None,
+    ) -> tuple[T, Odds | None]:
+        """``structured``, and how sure the model was of some fields' options
+        (``graphmind.llm.odds``): None where the provider cannot read log-probabilities.
+        Cached with the answer."""
+        return self._structured(task, messages, output, max_tokens, odds)
+
+    def _structured[T: BaseModel](
+        self,
+        task: str,
+        messages: list[Message],
+        output: type[T],
+        max_tokens: int | None,
+        odds: OddsRequest | None,
+    ) -> tuple[T, Odds | None]:
         schema = output_schema(output)
         cap = min(max_tokens, self.max_tokens) if max_tokens else self.max_tokens
-        key = cache_key(self.model_id, messages, schema, cap, self.temperature)
+        asked = {f: list(o) for f, o in odds.items()} if odds else None
+        key = cache_key(self.model_id, messages, schema, cap, self.temperature, odds=asked)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 try:
-                    value = parse_output(hit.text, output)
+                    text, hit_odds = _unwrap(hit.text) if asked else (hit.text, None)
+                    value = parse_output(text, output)
                 except OutputParseError:
                     pass  # stale entry: ask again and replace it
                 else:
                     self.ledger.record_cache_hit(
                         task, tokens=hit.prompt_tokens + hit.completion_tokens
                     )
-                    return value
+                    return value, hit_odds
         conversation = list(messages)
         error = ""
         for attempt in range(self.max_retries + 1):
             if attempt:
                 self.ledger.record_retry(task)
-            completion = self._call(task, conversation, schema, attempt, cap)
+            completion = self._call(task, conversation, schema, attempt, cap, asked)
             try:
                 value = parse_output(completion.text, output)
             except OutputParseError as exc:
@@ -108,8 +137,9 @@ class LLM(Closing):
                 ]
                 continue
             if self.cache is not None:
-                self.cache.put(key, completion)
-            return value
+                stored = replace(completion, text=_wrap(completion)) if asked else completion
+                self.cache.put(key, stored)
+            return value, completion.odds
         self.ledger.record_failure(task)
         raise LLMOutputError(task, error, self.max_retries + 1)
 
@@ -120,6 +150,7 @@ class LLM(Closing):
         schema: dict[str, Any],
         attempt: int,
         max_tokens: int,
+        odds: OddsRequest | None = None,
     ) -> Completion:
         """One provider call, recorded; a refused request becomes LLMOutputError."""
         call_started = time.monotonic()
@@ -129,6 +160,7 @@ class LLM(Closing):
                 schema=schema,
                 max_tokens=max_tokens,
                 temperature=self.temperature,
+                **({"odds": odds} if odds else {}),
             )
         except LLMRequestError as exc:
             self.ledger.record_failure(task, seconds=time.monotonic() - call_started)
@@ -201,6 +233,20 @@ class LLM(Closing):
         """Close the response cache."""
         if self.cache is not None:
             self.cache.close()
+
+
+def _wrap(completion: Completion) -> str:
+    """A completion with odds as the cache stores it: the text and the odds in one JSON."""
+    return json.dumps({"text": completion.text, "odds": completion.odds})
+
+
+def _unwrap(stored: str) -> tuple[str, Odds | None]:
+    """The text and odds of a cached completion with odds (``_wrap``)."""
+    try:
+        data = json.loads(stored)
+        return str(data["text"]), data.get("odds")
+    except (ValueError, TypeError, KeyError) as exc:
+        raise OutputParseError(f"not a cached answer with odds: {exc}") from exc
 
 
 @cache

@@ -8,6 +8,7 @@ the JSON schema, so a small model still answers with well-formed JSON.
 from __future__ import annotations
 
 import codecs
+import math
 import os
 import threading
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from graphmind.llm.base import (
 )
 from graphmind.llm.bounds import StringBounds, string_limits
 from graphmind.llm.models import known_model_for
+from graphmind.llm.odds import OddsReader, OddsRequest
 
 INSTALL_HINT = "install the local extra: pip install -e '.[local]'"
 
@@ -109,12 +111,14 @@ class LlamaCppProvider:
         schema: dict[str, Any] | None,
         max_tokens: int,
         temperature: float,
+        odds: OddsRequest | None = None,
     ) -> Completion:
         """One grammar-constrained JSON completion.
 
         The grammar fixes the form; the schema is also put in the system prompt
         (``schema_in_prompt``) because a small model otherwise does not know which
-        fields to fill and tends to answer with empty lists.
+        fields to fill and tends to answer with empty lists. ``odds`` are read from the
+        model's own logits (before the grammar) where each asked field's value begins.
         """
         response_format: dict[str, Any] = {"type": "json_object"}
         limits: tuple[dict[str, int], dict[str, int]] = ({}, {})
@@ -125,9 +129,13 @@ class LlamaCppProvider:
                 messages = with_instruction(messages, schema_instruction(schema))
         with self._lock:
             llama = self._load()
-            bounded: dict[str, Any] = {}
+            processors: list[Callable[[Any, Any], Any]] = []
+            reader = OddsReader(odds) if odds else None
+            if reader is not None:  # first: it reads the model's logits as they came
+                processors.append(_odds_processor(llama, reader))
             if limits[0] or limits[1]:
-                bounded["logits_processor"] = [self._bounder(llama, StringBounds(*limits))]
+                processors.append(self._bounder(llama, StringBounds(*limits)))
+            bounded: dict[str, Any] = {"logits_processor": processors} if processors else {}
             try:
                 response = llama.create_chat_completion(
                     messages=messages,
@@ -147,6 +155,7 @@ class LlamaCppProvider:
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
             model=self.model_id,
+            odds=reader.result() if reader is not None else None,
         )
 
     def _bounder(self, llama: Any, bounds: StringBounds) -> Callable[[Any, Any], Any]:
@@ -164,16 +173,10 @@ class LlamaCppProvider:
             )
             self._quote = llama.tokenize(b'"', add_bos=False, special=False)
         token_chars, quote = self._token_chars, self._quote
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        seen: list[int] = []  # the prompt's length, once known
+        written = _Written(llama)
 
         def keep_bounds(input_ids: Any, scores: Any) -> Any:
-            if not seen:
-                seen.append(len(input_ids))
-            new = input_ids[seen[0] :]
-            if len(new):
-                bounds.feed(decoder.decode(llama.detokenize(list(new))))
-                seen[0] = len(input_ids)
+            bounds.feed(written.since_last(input_ids))
             room = bounds.room()
             if room is None or len(quote) != 1 or len(scores) != len(token_chars):
                 return scores
@@ -198,6 +201,59 @@ class LlamaCppProvider:
             if self._llama is not None:
                 self._llama.close()
                 self._llama = None
+
+
+class _Written:
+    """What the model wrote between two calls of a logits processor (the prompt's
+    tokens, the first call's ``input_ids``, excluded)."""
+
+    def __init__(self, llama: Any) -> None:
+        self.llama = llama
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.seen: int | None = None
+
+    def since_last(self, input_ids: Any) -> str:
+        if self.seen is None:
+            self.seen = len(input_ids)
+        new = input_ids[self.seen :]
+        if not len(new):
+            return ""
+        self.seen = len(input_ids)
+        return self.decoder.decode(self.llama.detokenize(list(new)))
+
+
+def _odds_processor(llama: Any, reader: OddsReader) -> Callable[[Any, Any], Any]:
+    """A logits processor that changes nothing and notes, where an asked field's value
+    begins, the log-probability of each option's first token (the option told apart
+    from the others by it; options sharing a first token get the same odds)."""
+    import numpy as np
+
+    first = {
+        field: {
+            o: llama.tokenize(o.encode("utf-8"), add_bos=False, special=False)[:1] for o in options
+        }
+        for field, options in reader.request.items()
+    }
+    written = _Written(llama)
+
+    def note_odds(input_ids: Any, scores: Any) -> Any:
+        reader.feed(written.since_last(input_ids))
+        due = reader.due()
+        if due:
+            logits = np.asarray(scores, dtype=np.float64)
+            top = float(logits.max())
+            total = top + math.log(float(np.exp(logits - top).sum()))
+            for field in due:
+                reader.note(
+                    field,
+                    {
+                        o: float(logits[t[0]]) - total if t and t[0] < len(logits) else -math.inf
+                        for o, t in first[field].items()
+                    },
+                )
+        return scores
+
+    return note_odds
 
 
 # Bounds that llama.cpp turns into repetition rules: a string of at most 1,500

@@ -12,6 +12,7 @@ exponential backoff and jitter, honouring ``Retry-After``.
 from __future__ import annotations
 
 import email.utils
+import math
 import random
 import threading
 import time
@@ -29,11 +30,13 @@ from graphmind.llm.base import (
     schema_instruction,
     with_instruction,
 )
+from graphmind.llm.odds import Odds, OddsReader, OddsRequest
 
 Mode = Literal["json_schema", "json_object", "plain"]
 _MODES: tuple[Mode, ...] = ("json_schema", "json_object", "plain")
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _MAX_RETRY_AFTER = 120.0
+_TOP_LOGPROBS = 20  # the most the OpenAI API gives per token
 
 
 def retry_after(headers: Any) -> float | None:
@@ -102,6 +105,7 @@ class OpenAIProvider:
         self.mode: Mode = "json_schema"
         self.supports_schema = True
         self._token_param = "max_tokens"
+        self._logprobs = True  # until the server refuses them
         self._lock = threading.Lock()
 
     def complete(
@@ -111,18 +115,29 @@ class OpenAIProvider:
         schema: dict[str, Any] | None,
         max_tokens: int,
         temperature: float,
+        odds: OddsRequest | None = None,
     ) -> Completion:
-        """One completion in the session's structured-output mode, falling back on HTTP 400."""
+        """One completion in the session's structured-output mode, falling back on HTTP 400.
+
+        ``odds`` are read from the answer's ``logprobs`` (the top 20 per token); a server
+        that refuses ``logprobs`` is asked without them for the rest of the session."""
         with self._lock:
             mode = self.mode
+            odds = odds if self._logprobs else None
         first_refusal: openai.BadRequestError | None = None
         for candidate in _MODES[_MODES.index(mode) :]:
             try:
-                completion = self._create(candidate, messages, schema, max_tokens, temperature)
+                completion = self._create(
+                    candidate, messages, schema, max_tokens, temperature, odds
+                )
             except openai.BadRequestError as exc:
-                if self._switch_token_param(exc):
+                if self._switch_token_param(exc) or self._drop_logprobs(exc, odds):
                     return self.complete(
-                        messages, schema=schema, max_tokens=max_tokens, temperature=temperature
+                        messages,
+                        schema=schema,
+                        max_tokens=max_tokens,
+                        temperature=temperature,
+                        odds=odds,
                     )
                 first_refusal = first_refusal or exc
                 continue
@@ -142,6 +157,14 @@ class OpenAIProvider:
                 return True
         return False
 
+    def _drop_logprobs(self, exc: openai.BadRequestError, odds: OddsRequest | None) -> bool:
+        """A server that refuses ``logprobs`` is not asked for them again."""
+        with self._lock:
+            if odds and self._logprobs and "logprobs" in _message(exc).lower():
+                self._logprobs = False
+                return True
+        return False
+
     def _create(
         self,
         mode: Mode,
@@ -149,6 +172,7 @@ class OpenAIProvider:
         schema: dict[str, Any] | None,
         max_tokens: int,
         temperature: float,
+        odds: OddsRequest | None = None,
     ) -> Completion:
         """One request in ``mode``, retried on transient failures."""
         kwargs: dict[str, Any] = {
@@ -156,6 +180,9 @@ class OpenAIProvider:
             "temperature": temperature,
             self._token_param: max_tokens,
         }
+        if odds:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = _TOP_LOGPROBS
         if mode == "json_schema" and schema is not None:
             kwargs["response_format"] = {
                 "type": "json_schema",
@@ -208,6 +235,7 @@ class OpenAIProvider:
             completion_tokens=(usage.completion_tokens or 0) if usage else 0,
             model=getattr(response, "model", None) or self.model,
             retries=retries,
+            odds=read_odds(getattr(choices[0], "logprobs", None), odds) if odds else None,
         )
 
     def _unusable(self, detail: str) -> LLMError:
@@ -231,6 +259,24 @@ class OpenAIProvider:
         if hint:
             return LLMError(f"{text} ({hint})")
         return LLMRequestError(text)
+
+
+def read_odds(logprobs: Any, request: OddsRequest) -> Odds | None:
+    """The asked fields' odds from a chat completion's ``logprobs``: at the token where a
+    field's value begins, each option's best log-probability among the top tokens that
+    begin it (an option absent from them had almost none)."""
+    reader = OddsReader(request)
+    for token in getattr(logprobs, "content", None) or []:
+        for field in reader.due():
+            best: dict[str, float] = {}
+            for top in getattr(token, "top_logprobs", None) or []:
+                piece = str(getattr(top, "token", ""))
+                for option in reader.request[field]:
+                    if piece and option.startswith(piece):
+                        best[option] = max(best.get(option, -math.inf), float(top.logprob))
+            reader.note(field, best)
+        reader.feed(str(getattr(token, "token", "")))
+    return reader.result()
 
 
 def _hint(error: Exception) -> str:

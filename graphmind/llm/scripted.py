@@ -15,6 +15,7 @@ from typing import Any
 from graphmind.core.errors import LLMError
 from graphmind.core.text import CHARS_PER_TOKEN
 from graphmind.llm.base import Completion, Message
+from graphmind.llm.odds import OddsRequest
 
 Responder = Callable[[list[Message]], str | Completion]
 
@@ -75,8 +76,10 @@ class ScriptedProvider:
         schema: dict[str, Any] | None,
         max_tokens: int,
         temperature: float,
+        odds: OddsRequest | None = None,
     ) -> Completion:
-        """The responder's answer, with estimated token counts for plain text."""
+        """The responder's answer, with estimated token counts for plain text (a responder
+        that can give odds returns a Completion with them)."""
         with self._lock:
             self.requests.append([dict(m) for m in messages])
             self.schemas.append(schema)
