@@ -39,7 +39,14 @@ from graphmind.config import Settings, load_settings
 from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import GraphMindError
 from graphmind.embed.base import Embedder
-from graphmind.eval.pairwise import Choice, Judgement, choice, judge_pair, win_rate
+from graphmind.eval.pairwise import (
+    Choice,
+    Judgement,
+    choice,
+    judge_pair,
+    pair_prompt,
+    win_rate,
+)
 from graphmind.factories import make_llm
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
@@ -202,18 +209,7 @@ def judge_all(
 
 def judge_messages(question: str) -> Callable[[str, str], list[Message]]:
     """The judge's prompt for ``question``, given answer 1 and answer 2."""
-
-    def messages(first: str, second: str) -> list[Message]:
-        return [
-            {"role": "system", "content": JUDGE_PROMPT},
-            {
-                "role": "user",
-                "content": f"Question: {question}\n\nAnswer 1: {first[:ANSWER_CHARS]}\n\n"
-                f"Answer 2: {second[:ANSWER_CHARS]}",
-            },
-        ]
-
-    return messages
+    return pair_prompt(JUDGE_PROMPT, f"Question: {question}", ANSWER_CHARS)
 
 
 def check_judge(llm: LLM, references: list[dict[str, Any]]) -> dict[str, Any]:

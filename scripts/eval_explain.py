@@ -37,7 +37,7 @@ from graphmind.config import Settings, load_settings
 from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import GraphMindError
 from graphmind.embed.base import Embedder
-from graphmind.eval.pairwise import Choice, Judgement, judge_pair, win_rate
+from graphmind.eval.pairwise import Choice, Judgement, judge_pair, pair_prompt, win_rate
 from graphmind.factories import make_llm
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
@@ -188,18 +188,8 @@ def supports(llm: LLM, sentence: str, passage: str) -> bool:
 
 def pairwise_messages(q: dict[str, Any]) -> Callable[[str, str], list[Message]]:
     """The pairwise judge's prompt for question ``q``, given answer 1 and answer 2."""
-
-    def messages(first: str, second: str) -> list[Message]:
-        return [
-            {"role": "system", "content": PAIRWISE_PROMPT},
-            {
-                "role": "user",
-                "content": f"Question: {q['question']}\n\nReference answer: {q['reference']}"
-                f"\n\nAnswer 1: {first}\n\nAnswer 2: {second}",
-            },
-        ]
-
-    return messages
+    head = f"Question: {q['question']}\n\nReference answer: {q['reference']}"
+    return pair_prompt(PAIRWISE_PROMPT, head)
 
 
 def report(questions: list[dict[str, Any]], results: Path, judged: Path) -> dict[str, Any]:

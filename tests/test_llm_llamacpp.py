@@ -97,12 +97,7 @@ def test_the_local_model_keeps_a_string_within_its_max_length(tmp_path: Path) ->
     """Told to copy a passage into a field, the model writes more than 40 characters;
     with a 40-character bound it stops at 40 (kept while it writes, not by the grammar):
     no token cap, no repair."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    settings = load_settings()
-    path = default_gguf_path(settings.model_path)
-    if path is None:
-        pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
-    llm = LLM(LlamaCppProvider(path, n_ctx=2048), cache=None, max_tokens=160)
+    llm = local_llm(max_tokens=160)
     asked = [
         {
             "role": "user",
@@ -125,12 +120,7 @@ class Pick(BaseModel):
 def test_the_local_model_gives_the_odds_of_its_choices() -> None:
     """Odds of both asked fields, normalised over their options, and the option the
     model chose is the likelier one when it was not a close call."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    settings = load_settings()
-    path = default_gguf_path(settings.model_path)
-    if path is None:
-        pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
-    llm = LLM(LlamaCppProvider(path, n_ctx=2048), cache=None, max_tokens=32)
+    llm = local_llm(max_tokens=32)
     asked = [
         {
             "role": "user",
@@ -147,3 +137,13 @@ def test_the_local_model_gives_the_odds_of_its_choices() -> None:
         assert math.exp(pair["1"]) + math.exp(pair["2"]) == pytest.approx(1.0)
         if abs(pair["1"] - pair["2"]) > 0.5:
             assert getattr(said, field) == max(pair, key=pair.__getitem__)
+
+
+def local_llm(*, max_tokens: int) -> LLM:
+    """The default offline model, uncached (skips without llama.cpp or the model)."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    settings = load_settings()
+    path = default_gguf_path(settings.model_path)
+    if path is None:
+        pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
+    return LLM(LlamaCppProvider(path, n_ctx=2048), cache=None, max_tokens=max_tokens)

@@ -106,6 +106,24 @@ class Judgement:
         return cls(data["a_first"], data["a_second"], data.get("advantage"), data.get("lean"))
 
 
+def pair_prompt(
+    system: str, head: str, limit: int | None = None
+) -> Callable[[str, str], list[Message]]:
+    """A judge's messages for answer 1 and answer 2 after ``head`` (the question and what
+    else the judge reads), each answer cut at ``limit`` characters."""
+
+    def messages(first: str, second: str) -> list[Message]:
+        return [
+            {"role": "system", "content": system},
+            {
+                "role": "user",
+                "content": f"{head}\n\nAnswer 1: {first[:limit]}\n\nAnswer 2: {second[:limit]}",
+            },
+        ]
+
+    return messages
+
+
 def judge_pair[T: BaseModel](
     llm: LLM,
     task: str,
