@@ -80,9 +80,10 @@ JUDGE_PROMPT = (
     "criteria. Comprehensiveness: how much detail the answer gives to cover every aspect of "
     "the question. Diversity: how varied and rich the perspectives and insights it offers "
     "are. Empowerment: how well it helps the reader understand the topic and make informed "
-    "judgements. For each criterion name the better answer, then the overall winner on the "
-    'three. Return JSON: "comprehensiveness", "diversity", "empowerment" and "overall", '
-    'each "1" or "2".'
+    "judgements. Only what answers this question counts: an answer about something else "
+    "loses on every criterion. For each criterion name the better answer, then the overall "
+    'winner on the three. Return JSON: "comprehensiveness", "diversity", "empowerment" and '
+    '"overall", each "1" or "2".'
 )
 
 
@@ -291,7 +292,7 @@ def report(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--docs", type=Path, required=True, help="the manual's HTML folder")
+    parser.add_argument("--docs", type=Path, help="the manual's HTML folder (required to ask)")
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--limit", type=int, help="N questions, spread over the set")
@@ -308,6 +309,8 @@ def main() -> int:
         "(scripts/questions/python_docs_explain.json): no store, no asks",
     )
     args = parser.parse_args()
+    if args.docs is None and args.check_judge is None:
+        parser.error("--docs is required (the manual's HTML folder), unless --check-judge")
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown or not configs:
@@ -343,7 +346,14 @@ def judge_check(args: argparse.Namespace) -> int:
     if llm is None:
         raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
     llm.temperature = 0.0
-    table = check_judge(llm, chosen(args.check_judge, args.limit, args.ids))
+    references = chosen(args.check_judge, args.limit, args.ids)
+    missing = [q.get("id", "?") for q in references if not q.get("reference")]
+    if missing or len(references) < 2:
+        raise GraphMindError(
+            f"{args.check_judge}: --check-judge needs at least two questions with a "
+            f"reference answer (none for {', '.join(map(str, missing[:5])) or 'the rest'})"
+        )
+    table = check_judge(llm, references)
     (args.run_dir / "judge-check.json").write_text(json.dumps(table, indent=2))
     print(json.dumps(table, indent=2))
     return 0

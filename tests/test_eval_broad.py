@@ -343,3 +343,16 @@ def test_the_judge_is_checked_where_the_better_answer_is_known() -> None:
     unrelated = table["unrelated"]["overall"]  # r1's reference is the shorter of its pair
     assert unrelated["wins_ties_losses"] == [1, 0, 1]
     assert provider.calls == 6
+
+
+def test_check_judge_needs_reference_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broad = Path(eval_broad.__file__).parent / "questions" / "python_docs_broad.json"
+    argv = ["eval_broad.py", "--run-dir", str(tmp_path), "--check-judge", str(broad)]
+    monkeypatch.setattr("sys.argv", argv)
+    monkeypatch.setattr(
+        eval_broad, "make_llm", lambda *a, **k: LLM(ScriptedProvider(str), cache=None)
+    )
+    assert eval_broad.main() == 1
+    assert "needs at least two questions with a reference answer" in capsys.readouterr().err
