@@ -113,3 +113,48 @@ def test_the_recorded_downloads_are_pinned_with_hashes() -> None:
     for line in lines:
         name, _, rest = line.partition("==")
         assert name and " --hash=sha256:" in rest and len(rest.split(":")[-1]) == 64
+
+
+BASE_512 = "avx512f avx512cd avx512bw avx512dq avx512vl"
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ("sse avx2 fma", ["-DGGML_AVX2=ON", "-DGGML_AVX512=OFF"]),
+        ("avx2 avx512f avx512cd", ["-DGGML_AVX512=OFF"]),  # no base set: AVX2
+        (
+            f"avx2 {BASE_512} avx512_vnni avx512vbmi",
+            ["-DGGML_AVX512=ON", "-DGGML_AVX512_VNNI=ON", "-DGGML_AVX512_BF16=OFF"],
+        ),
+        (
+            f"avx2 {BASE_512} avx512_vnni avx512vbmi avx512_bf16",
+            ["-DGGML_AVX512=ON", "-DGGML_AVX512_VBMI=ON", "-DGGML_AVX512_BF16=ON"],
+        ),
+    ],
+)
+def test_llama_cpp_is_built_for_the_instruction_sets_the_cpu_has(
+    flags: str, expected: list[str]
+) -> None:
+    """AMX always off; AVX-512 with its base set, each extension as the CPU has it. The
+    flags of a CPU with all or none of them are those its cached wheel was built with."""
+    done = subprocess.run(
+        ["bash", "-c", '. scripts/llama_flags.sh; echo "$LLAMA_DEFAULT_ARGS"'],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "CPU_FLAGS": f" {flags} "},
+        timeout=30,
+        check=True,
+    )
+    args = done.stdout.split()
+    assert set(expected) <= set(args)
+    assert {"-DGGML_NATIVE=OFF", "-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF"} <= set(args)
+    if "-DGGML_AVX512=ON" not in expected:
+        assert not any(a.startswith("-DGGML_AVX512_") for a in args)
+    if flags.endswith("avx512_bf16"):  # all eight: the string every earlier build used
+        assert done.stdout.strip() == (
+            "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+            "-DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_VBMI=ON "
+            "-DGGML_AVX512_BF16=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+        )
