@@ -42,7 +42,6 @@ from graphmind.embed.base import Embedder
 from graphmind.eval.pairwise import (
     Choice,
     Judgement,
-    choice,
     judge_pair,
     pair_prompt,
     win_rate,
@@ -106,7 +105,7 @@ class Verdicts(BaseModel):
         for key, value in data.items():
             if isinstance(value, dict):
                 value = next((v for k, v in value.items() if str(k).lower() == "winner"), None)
-            out[re.split(r"[\s_]+", str(key).strip().lower())[0]] = choice(value)
+            out[re.split(r"[\s_]+", str(key).strip().lower())[0]] = value  # read by Choice
         return out
 
 

@@ -224,10 +224,9 @@ class _Written:
 
 def _odds_processor(llama: Any, reader: OddsReader) -> Callable[[Any, Any], Any]:
     """A logits processor that changes nothing and notes, where an asked field's value
-    begins, the log-probability of each option's first token (the option told apart
-    from the others by it; options sharing a first token get the same odds)."""
-    import numpy as np
-
+    begins, the logit of each option's first token (the option told apart from the others
+    by it; options sharing a first token get the same odds). ``OddsReader.note``
+    normalises them over the options, which is the log-softmax's own shift."""
     first = {
         field: {
             o: llama.tokenize(o.encode("utf-8"), add_bos=False, special=False)[:1] for o in options
@@ -238,19 +237,14 @@ def _odds_processor(llama: Any, reader: OddsReader) -> Callable[[Any, Any], Any]
 
     def note_odds(input_ids: Any, scores: Any) -> Any:
         reader.feed(written.since_last(input_ids))
-        due = reader.due()
-        if due:
-            logits = np.asarray(scores, dtype=np.float64)
-            top = float(logits.max())
-            total = top + math.log(float(np.exp(logits - top).sum()))
-            for field in due:
-                reader.note(
-                    field,
-                    {
-                        o: float(logits[t[0]]) - total if t and t[0] < len(logits) else -math.inf
-                        for o, t in first[field].items()
-                    },
-                )
+        for field in reader.due():
+            reader.note(
+                field,
+                {
+                    o: float(scores[t[0]]) if t and t[0] < len(scores) else -math.inf
+                    for o, t in first[field].items()
+                },
+            )
         return scores
 
     return note_odds
