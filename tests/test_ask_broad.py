@@ -154,6 +154,32 @@ def test_when_the_reduce_call_only_restates_the_question_the_best_points_answer(
     assert {c.verdict for c in d.communities} == {"used"}
 
 
+def one_sentence_reduce(messages: list[Message]) -> str:
+    """A small model's reduce call: one sentence, on the first point alone."""
+    if is_reduce(messages):
+        (first, *_) = _POINT.findall(messages[1]["content"])
+        return json.dumps({"sentences": [{"text": f"Mainly: {first[2]}", "citations": [1]}]})
+    return broad_model(messages)
+
+
+def test_a_one_sentence_answer_is_followed_by_the_best_point_of_each_part_it_left_out(
+    communities: GraphStore, tmp_path: Path
+) -> None:
+    loop, llm = asker(communities, tmp_path, responder=one_sentence_reduce)
+    d = loop.ask(BROAD)
+    (reduce_call,) = [m for m in requests(llm) if is_reduce(m)]
+    points = _POINT.findall(reduce_call[1]["content"])
+    groups = [group for _, group, _ in points]
+    assert len(set(groups)) == 2  # the premise: points from both circles
+    texts = [s.text for s in d.explanation]
+    assert texts[0] == f"Mainly: {points[0][2]}"
+    # the other circle's best point (the first of its group in the ranked list), once
+    other = next(text for _, group, text in points if group != groups[0])
+    assert texts[1:] == [other]
+    assert {c.verdict for c in d.communities} == {"used"}
+    assert d.rounds[0].judgement.sufficiency == "INFERRABLE"
+
+
 def test_the_decision_and_its_communities_are_in_the_graph(
     communities: GraphStore, tmp_path: Path
 ) -> None:

@@ -10,8 +10,8 @@ question (and, for a community that only had its members' names, a summary, kept
 graph unless it is mostly the question's words: lazy summaries); a reduce call writes the
 answer from the best points, each sentence citing points, so each rests on passages and
 communities (when it gives only the question back, as the 1.5B does, the best points are
-the answer), and the decision is auditable like a deep one (``EVALUATED`` edges to the
-communities).
+the answer; a community its sentences leave out adds its best point), and the decision is
+auditable like a deep one (``EVALUATED`` edges to the communities).
 """
 
 from __future__ import annotations
@@ -117,8 +117,9 @@ def answer_broad(tools: Tools, state: AskState) -> Broad:
         : opts.broad_points
     ]
     statements = _reduce(tools, state, ranked) if ranked else []
-    if not statements:  # the reduce call only restated the question: the points stand
-        statements = _points(ranked, state.question)
+    # the reduce call only restated the question: the points stand; else the parts of
+    # the collection its sentences left out add their best point each
+    statements = _points(ranked, state.question, statements)
     return _verdicts(reached, ranked, statements, state.question)
 
 
@@ -281,16 +282,25 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
     return statements
 
 
-def _points(ranked: list[tuple[Point, Reached]], question: str) -> list[Statement]:
-    """The best points themselves as the answer's sentences (each on its passages), when
-    the reduce call gave none that says more than the question; those that only restate
-    it, and repeats, left out."""
-    statements: dict[str, Statement] = {}
-    for point, community in ranked:
+def _points(
+    ranked: list[tuple[Point, Reached]], question: str, written: list[Statement]
+) -> list[Statement]:
+    """The reduce call's sentences (``written``), then the best point of each community
+    none of them cites, as a sentence on its passages: a small model writes one sentence
+    where the points came from four parts of the collection. With no sentence written (the
+    reduce call only restated the question), the best points themselves. Points that only
+    restate the question, and repeats, are left out; at most ``BroadAnswer.limit``."""
+    statements = {s.text: s for s in written}
+    cited = {c for s in written for c in s.chunks}
+    covered = {c.id for _, c in ranked if cited & {p.id for p in c.shown}}
+    for point, community in ranked:  # best first
+        if written and community.id in covered:
+            continue
         text = " ".join(point.text.split())
         if text and text not in statements and not restates(text, question, ""):
             chunks = [community.shown[i - 1].id for i in point.passages]
             statements[text] = Statement(text, list(dict.fromkeys(chunks)))
+            covered.add(community.id)
     return list(statements.values())[: BroadAnswer.limit]
 
 
