@@ -244,6 +244,24 @@ def test_a_later_round_shows_the_follow_ups_walk_first_on_a_graph(
         assert GRAPH_PPR in shown[BRIDGE].sources
 
 
+@pytest.mark.parametrize("own", [None, "vector"])
+def test_a_question_may_show_its_nearest_passages_first_on_a_graph(
+    open_store: StoreFactory, tmp_path: Path, own: str | None
+) -> None:
+    """A question that sets its own first list (a comparison's fact question, which the
+    loop sets to "vector") shows the nearest passages in round 1, not the walk."""
+    store = _graph_store(open_store(), tmp_path)
+    options = AskOptions(record=False, k=6, extra=0)  # six: the walk's bridge may be sixth
+    tools = Tools(store, HashingEmbedder(HASH_SPEC), scripted_llm(tmp_path / "c.sqlite"), options)
+    state = start(tools, QUESTION)
+    state.shows_first = own  # type: ignore[assignment]
+    found = retrieve(tools, state, next_queries(state))
+    query = Query(QUESTION, HashingEmbedder(HASH_SPEC).embed([QUESTION])[0])
+    nearest = RETRIEVERS["chunk"].search(store, query, RetrieveOptions(per_list=6))
+    assert ([c.id for c in found] == nearest) == (own == "vector")
+    assert (BRIDGE in {c.title for c in found}) == (own is None)  # the walk's next hop
+
+
 def test_a_next_hops_passages_name_the_list_that_found_them(
     open_store: StoreFactory, tmp_path: Path
 ) -> None:

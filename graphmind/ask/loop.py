@@ -221,6 +221,7 @@ class AskLoop:
         question that asks it, from its first hop when it has one; its run, chosen
         round, answer and cited passages."""
         sub = start(tools, question)
+        sub.shows_first = "vector"  # one thing's fact: its own page is nearest
         if first:
             sub.asking = sub.first = first
         sub.tokens_mark = self.llm.ledger.total().total_tokens

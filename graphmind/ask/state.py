@@ -16,6 +16,7 @@ from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
 if TYPE_CHECKING:
     from graphmind.ask.models import Check
     from graphmind.ask.options import AskOptions
+    from graphmind.ask.retrieve import FirstList
     from graphmind.embed import Embedder
     from graphmind.llm import LLM
     from graphmind.memory.session import MemorySession
@@ -60,6 +61,7 @@ class AskState:
     asking: str = ""  # the question the next answer call asks: the question, or a next hop
     asked: list[str] = field(default_factory=list)  # per round, the question it asked
     first: str = ""  # the first hop's question, once asked (``first_hop``)
+    shows_first: FirstList | None = None  # ``[ask] first`` for this question, when it differs
     # per round number, the answer call's conversation, its answer as the model wrote it
     # and the passages it numbered (what the full answer goes on from)
     conversations: dict[int, Conversation] = field(default_factory=dict)

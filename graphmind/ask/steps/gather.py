@@ -6,7 +6,7 @@ import time
 from dataclasses import replace
 
 from graphmind.ask.options import BRIDGE_PASSAGES, BRIDGE_POOL, FUSE_ALL
-from graphmind.ask.retrieve import candidates, first_round, fuse, rank_lists
+from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, rank_lists
 from graphmind.ask.retrievers import GRAPH_PPR, TEXT_CHUNK, VECTOR_CHUNK
 from graphmind.ask.rules.question import TEMPORAL
 from graphmind.ask.rules.text import titled
@@ -77,7 +77,7 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
             # when the store has no graph: round 1 then sends naive's prompt)
             hits = tools.store.vector_search("Chunk", vectors[0], state.k)
             near = {h.id: h.similarity for h in hits}
-            head = first_round(lists[0], list(near), state.k, tools.options.first)
+            head = first_round(lists[0], list(near), state.k, shown_first(tools, state))
             fused = _head_first(fused, [(c, near.get(c, 0.0), VECTOR_CHUNK) for c in head], every)
         else:  # the follow-up's own passages first, even ones shown uncited before:
             # they may hold the next hop, which the question's answer did not
@@ -100,6 +100,12 @@ def retrieve(tools: Tools, state: AskState, queries: list[str]) -> list[Candidat
     return found
 
 
+def shown_first(tools: Tools, state: AskState) -> FirstList:
+    """The list a round of this question shows first: ``[ask] first``, unless the
+    question sets its own (a comparison's fact questions read the nearest passages)."""
+    return state.shows_first or tools.options.first
+
+
 def follow_up_passages(
     tools: Tools, state: AskState, query: str, vector: list[float], carried: set[str]
 ) -> list[tuple[str, float, str]]:
@@ -112,10 +118,11 @@ def follow_up_passages(
     hits = tools.store.vector_search("Chunk", vector, tools.options.follow_up)
     nearest = [(h.id, h.similarity, VECTOR_CHUNK) for h in hits if h.id not in carried]
     walk = [c for c in state.ranked[query].get(GRAPH_PPR, []) if c not in carried]
-    if walk and tools.options.first != "vector":
+    first = shown_first(tools, state)
+    if walk and first != "vector":
         near = {c: score for c, score, _ in nearest}
         head = first_round(  # the hop's walk as measured per hop (scripts/bench_hops.py)
-            {GRAPH_PPR: walk}, list(near), tools.options.follow_up, tools.options.first, lead=False
+            {GRAPH_PPR: walk}, list(near), tools.options.follow_up, first, lead=False
         )
         return [(c, near.get(c, 0.0), VECTOR_CHUNK if c in near else GRAPH_PPR) for c in head]
     if state.bridging:  # a next hop: the bridge's passages first
