@@ -70,14 +70,14 @@ def test_the_walk_reaches_the_next_hop_vector_search_misses(
     vector = RETRIEVERS["chunk"].search(store, query, options)
     graph = RETRIEVERS["graph"].search(store, query, options)
     assert BRIDGE not in _titles(store, vector)  # the premise: vector top-5 misses it
-    walked = _titles(store, [c for c, _ in graph_ranking(store, query, per_list=5).chunks])
+    ranking = graph_ranking(store, query, per_list=5)  # the search the list above made
+    walked = _titles(store, [c for c, _ in ranking.chunks])
     # the twelve distractors repeat the question word for word, and the walk seeds the
     # five passages full text ranks first too (which of the tied distractors is arbitrary):
     # only those rank above the bridge, whatever vector search puts near the question
     worded = set(_titles(store, text_chunks(store, query, 5)))  # the walk's search
     assert walked[0] == "Alpha Film" and set(walked[: walked.index(BRIDGE)]) <= worded
     assert _titles(store, graph) == walked[:5]
-    ranking = graph_ranking(store, query)
     assert ranking.nodes <= 200  # a bounded sub-graph, not the whole store
     assert any(seed.startswith("e:") for seed in ranking.seeds)
 
