@@ -11,7 +11,7 @@ import codecs
 import math
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from graphmind.llm.base import (
     with_instruction,
 )
 from graphmind.llm.bounds import StringBounds, string_limits
+from graphmind.llm.loops import repeated_tail
 from graphmind.llm.models import known_model_for
 from graphmind.llm.odds import OddsReader, OddsRequest
 
@@ -135,25 +136,26 @@ class LlamaCppProvider:
                 processors.append(_odds_processor(llama, reader))
             if limits[0] or limits[1]:
                 processors.append(self._bounder(llama, StringBounds(*limits)))
-            bounded: dict[str, Any] = {"logits_processor": processors} if processors else {}
+            counter = _Counter()
+            processors.append(counter)
             try:
-                response = llama.create_chat_completion(
+                chunks = llama.create_chat_completion(
                     messages=messages,
                     response_format=response_format,
                     max_tokens=max_tokens,
                     temperature=temperature,
-                    **bounded,
+                    logits_processor=processors,
+                    stream=True,
                 )
+                text = _read_until_loop(chunks)
             except ValueError as exc:  # e.g. the prompt exceeds the context window
                 raise LLMRequestError(f"llama.cpp refused the request: {exc}{_hint(exc)}") from exc
             except RuntimeError as exc:
                 raise LLMError(f"llama.cpp failed: {exc}") from exc
-        text = response["choices"][0]["message"].get("content") or ""
-        usage = response.get("usage") or {}
         return Completion(
             text=text,
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
+            prompt_tokens=counter.prompt,
+            completion_tokens=counter.generated,
             model=self.model_id,
             odds=reader.result() if reader is not None else None,
         )
@@ -220,6 +222,43 @@ class _Written:
             return ""
         self.seen = len(input_ids)
         return self.decoder.decode(self.llama.detokenize(list(new)))
+
+
+class _Counter:
+    """A logits processor that changes nothing and counts the prompt's tokens and the
+    generated ones (a streamed completion reports no usage)."""
+
+    def __init__(self) -> None:
+        self.prompt = 0
+        self.generated = 0
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if not self.prompt:
+            self.prompt = len(input_ids)
+        self.generated = len(input_ids) - self.prompt + 1  # the token this call picks
+        return scores
+
+
+def _read_until_loop(chunks: Iterator[Any]) -> str:
+    """The streamed completion's text, ended early once the model writes a list item for
+    the third time (``repeated_tail``: a small model's loop, which would run to the cap).
+
+    Raising from a logits processor cannot stop llama.cpp (its sampler's callback
+    swallows the exception), so the stream is read and closed here."""
+    parts: list[str] = []
+    try:
+        for chunk in chunks:
+            piece = chunk["choices"][0]["delta"].get("content") or ""
+            parts.append(piece)
+            if "}" in piece:
+                cut = repeated_tail("".join(parts))
+                if cut is not None:
+                    return cut
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    return "".join(parts)
 
 
 def _odds_processor(llama: Any, reader: OddsReader) -> Callable[[Any, Any], Any]:
