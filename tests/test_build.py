@@ -188,6 +188,36 @@ def test_malformed_llm_output_is_repaired_or_reported(
     assert [r["document"] for r in failed] == ["Otto Hahn"]
 
 
+def test_what_a_passage_does_not_name_is_left_out(
+    hstore: GraphStore, corpus: Path, tmp_path: Path
+) -> None:
+    """A small model copies its prompt's example fact into passages that never name it
+    (the offline 0.5B did into 11 of 24 2Wiki passages); it is not written."""
+
+    def copying(messages: list[Message]) -> str:
+        out = heuristic_extraction(messages[-1]["content"].split("\n", 1)[-1])
+        subject = out["entities"][0]["name"]
+        out["entities"].append({"name": "Nobel Prize in Physics", "type": "award"})
+        out["relations"].append(
+            {"subject": subject, "predicate": "won", "object": "Nobel Prize in Physics",
+             "description": "", "event_time": "1903"}
+        )  # fmt: skip
+        return json.dumps(out)
+
+    build(hstore, [corpus], scripted_llm(tmp_path / "cache.sqlite", copying))
+    won = hstore.run_text(
+        "MATCH (s:Entity)<-[:SUBJECT]-(t:Triplet {predicate: 'won'})-[:OBJECT]->(o:Entity) "
+        "RETURN s.name AS s, o.name AS o, t.event_time AS time"
+    ).records()
+    # Einstein's and Hahn's passages name a Nobel Prize (two of the name's three words):
+    # kept, without the year they do not hold; the three others name none of it
+    assert sorted(won, key=lambda r: r["s"]) == [
+        {"s": name, "o": "Nobel Prize in Physics", "time": None}
+        for name in ("Albert Einstein", "Otto Hahn")
+    ]
+    assert {"Marie Curie", "Albert Einstein", "Niels Bohr", "Lise Meitner"} <= entity_names(hstore)
+
+
 _DISCOVERY = "Physicist and chemist who discovered polonium and radium in Paris"
 _PEOPLE = {  # passage word -> the people its extraction names, all described alike
     "Sorbonne": ["Marie Curie", "Pierre Curie"],
@@ -217,7 +247,7 @@ def test_near_duplicates_are_linked_or_merged(
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text("Marie and Pierre Curie taught at the Sorbonne in Paris.\n")
-    (docs / "b.txt").write_text("Marie Sklodowska Curie won the Nobel prize twice.\n")
+    (docs / "b.txt").write_text("Marie Sklodowska Curie won the Nobel prize twice in Paris.\n")
     report = build(
         hstore, [docs], scripted_llm(tmp_path / "cache.sqlite", _people), resolve=resolve
     )

@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphmind.extract.grounding import ground
 from graphmind.extract.models import Extraction
 from graphmind.extract.normalize import entity_id, normalize_name, normalize_predicate, triplet_id
 
@@ -84,7 +85,8 @@ def messages_for(chunk: ChunkText) -> list[dict[str, str]]:
 def extract_chunks(
     llm: LLM, chunks: Sequence[ChunkText], on_done: Callable[[int], None] | None = None
 ) -> list[ChunkExtraction]:
-    """One structured LLM call per chunk (cached); failures are recorded, not raised."""
+    """One structured LLM call per chunk (cached); failures are recorded, not raised.
+    What the passage does not name is left out (``grounding.ground``)."""
     from graphmind.core.errors import LLMOutputError
 
     outputs = llm.structured_many(
@@ -94,7 +96,9 @@ def extract_chunks(
     for chunk, output in zip(chunks, outputs, strict=True):
         if isinstance(output, LLMOutputError):
             results.append(ChunkExtraction(chunk.id, f"failed: {str(output)[:300]}", None))
-        elif not output.entities and not output.relations:
+            continue
+        output = ground(output, f"{chunk.title}\n{chunk.text}")
+        if not output.entities and not output.relations:
             results.append(ChunkExtraction(chunk.id, "empty", output))
         else:
             results.append(ChunkExtraction(chunk.id, "ok", output))
