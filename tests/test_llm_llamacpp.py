@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from graphmind.config import load_settings
 from graphmind.core.errors import LLMOutputError
 from graphmind.llm import LLM, ResponseCache, default_gguf_path
+from graphmind.llm.client import output_schema
 from graphmind.llm.llamacpp_provider import LlamaCppProvider
 
 
@@ -139,11 +140,39 @@ def test_the_local_model_gives_the_odds_of_its_choices() -> None:
             assert getattr(said, field) == max(pair, key=pair.__getitem__)
 
 
-def local_llm(*, max_tokens: int) -> LLM:
+@pytest.mark.slow
+def test_checking_the_grammar_on_the_best_token_first_changes_no_output() -> None:
+    """Greedy decoding tries the best token against the grammar before filtering the whole
+    vocabulary: the same text, token counts and odds as llama-cpp-python's own sampler."""
+    asked = [
+        {
+            "role": "user",
+            "content": "What is 2 + 2?\nAnswer 1: 4, since two and two make four.\n"
+            'Answer 2: 5.\nReturn JSON: "better": the better answer, "1" or "2"; "surer": '
+            'the answer more sure of itself, "1" or "2".',
+        }
+    ]
+    outputs = []
+    for greedy_first in (False, True):
+        llm = local_llm(max_tokens=160, greedy_first=greedy_first)
+        extracted = llm.provider.complete(
+            MESSAGES, schema=output_schema(Entities), max_tokens=160, temperature=0.0
+        )
+        bounded = llm.structured("copy", [{"role": "user", "content": PASSAGE}], Query)
+        said, odds = llm.structured_odds(
+            "judge", asked, Pick, {"better": ["1", "2"], "surer": ["1", "2"]}
+        )
+        outputs.append((extracted.text, extracted.completion_tokens, bounded, said, odds))
+    assert outputs[0] == outputs[1]
+    assert "Curie" in outputs[1][0] and outputs[1][1] > 0
+
+
+def local_llm(*, max_tokens: int, greedy_first: bool = True) -> LLM:
     """The default offline model, uncached (skips without llama.cpp or the model)."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     settings = load_settings()
     path = default_gguf_path(settings.model_path)
     if path is None:
         pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
-    return LLM(LlamaCppProvider(path, n_ctx=2048), cache=None, max_tokens=max_tokens)
+    provider = LlamaCppProvider(path, n_ctx=2048, greedy_first=greedy_first)
+    return LLM(provider, cache=None, max_tokens=max_tokens)

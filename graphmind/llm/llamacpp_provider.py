@@ -24,6 +24,7 @@ from graphmind.llm.base import (
     with_instruction,
 )
 from graphmind.llm.bounds import StringBounds, string_limits
+from graphmind.llm.llamacpp_sampling import install
 from graphmind.llm.loops import repeated_tail
 from graphmind.llm.models import known_model_for
 from graphmind.llm.odds import OddsReader, OddsRequest
@@ -73,11 +74,15 @@ class LlamaCppProvider:
         n_ctx: int = 4096,
         n_threads: int | None = None,
         schema_in_prompt: bool = True,
+        greedy_first: bool = True,
     ) -> None:
         self.model_path = model_path
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.schema_in_prompt = schema_in_prompt
+        # at temperature 0, check the grammar on the best token before the whole vocabulary
+        # (the same output, 1.6x the tokens a second: ``llamacpp_sampling``)
+        self.greedy_first = greedy_first
         self.model_id = gguf_model_id(model_path)
         self._llama: Any = None
         self._lock = threading.Lock()
@@ -103,6 +108,8 @@ class LlamaCppProvider:
             self._llama = llama_cpp.Llama(model_path=str(self.model_path), **kwargs)
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
+        if self.greedy_first:
+            install(self._llama)
         return self._llama
 
     def complete(
