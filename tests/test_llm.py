@@ -282,3 +282,19 @@ def test_recorded_provider_answers_by_key_and_refuses_unknown_requests(tmp_path:
     bad.write_text("[1, 2]")
     with pytest.raises(LLMError, match="expected a JSON object"):
         RecordedProvider.from_file(bad)
+
+
+def test_the_schema_instruction_goes_last_unless_the_system_turn_holds_it() -> None:
+    """Extraction puts its schema in the system turn (every call shares that prefix; the
+    passage is what differs): it is not repeated after the passage."""
+    from graphmind.extract.extractor import ChunkText, messages_for
+    from graphmind.extract.models import Extraction
+    from graphmind.llm.base import schema_instruction, with_instruction
+    from graphmind.llm.client import output_schema
+
+    told = schema_instruction(output_schema(Extraction))
+    asked = messages_for(ChunkText("c", "Otto Hahn", "Otto Hahn was born in Frankfurt."))
+    assert told in asked[0]["content"] and with_instruction(asked, told) == asked
+    plain = [{"role": "system", "content": "Extract."}, {"role": "user", "content": "A text."}]
+    shown = with_instruction(plain, told)
+    assert shown[0] == plain[0] and shown[1]["content"] == "A text.\n\n" + told

@@ -97,8 +97,12 @@ def with_instruction(messages: list[Message], instruction: str) -> list[Message]
 
     The instruction (the output schema) differs between tasks, so it goes last: calls
     that share a system prompt and a long first turn (the passages) then share a prompt
-    prefix, which llama.cpp and prefix-caching servers do not compute again.
+    prefix, which llama.cpp and prefix-caching servers do not compute again. Calls that
+    share only their system turn (triplet extraction, one passage each) put it there
+    themselves, and it is not repeated.
     """
+    if any(m.get("role") == "system" and instruction in m["content"] for m in messages):
+        return messages  # the caller put it first, for calls that share only the system turn
     if messages and messages[-1].get("role") == "user":
         last = {**messages[-1], "content": messages[-1]["content"] + "\n\n" + instruction}
         return [*messages[:-1], last]
