@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from buildkit import HASH_SPEC, build, scripted_llm
 from conftest import StoreFactory, asked_question
 from graphmind.ask.rules.compare import Comparison, comparison, parse_date, pick
 from graphmind.core.decision import Sufficiency
+from graphmind.embed.hashing import HashingEmbedder
 from graphmind.llm.base import Message
 from graphmind.memory.decisions import read_decision
 from helpers.ask import built, candidates_in, is_check, loop
@@ -303,3 +305,36 @@ def test_a_titles_own_question_mark_stays_out_of_the_date_question() -> None:
     assert (
         asks.question(asks.options[1]) == "When did the director of What'S Your Husband Doing die?"
     )
+
+
+def test_on_a_graph_an_options_fact_question_reads_its_nearest_passages_first(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """On a graph store round 1 shows the graph walk first, except for the questions a
+    comparison asks each option: one thing's fact is on its own page, the nearest (on
+    2Wiki the walk's other passages stated other things' dates). Here the walk would
+    show the film's page first, tied to the question by its name; the nearest passages
+    share the question's other words."""
+    store = open_store()
+    docs = {**FILMS, **NEAR}
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps([{"title": t, "text": x} for t, x in docs.items()]))
+    build(store, [corpus], scripted_llm(tmp_path / "build-cache.sqlite"))
+    asked: list[str] = []
+    decision = loop(store, tmp_path, dates(asked, DIED), k=3).ask(QUESTION)
+    assert decision.answer == "Night Train West"
+    questions = [f"When did the director of {film} die?" for film in DIRECTORS]
+    firsts = [r for r in decision.rounds if r.queries in ([q] for q in questions)]
+    assert [r.queries[0] for r in firsts] == questions  # each option's first round
+    embedder = HashingEmbedder(HASH_SPEC)
+    for r in firsts:
+        nearest = store.vector_search("Chunk", embedder.embed(r.queries)[0], 3)
+        assert [c.id for c in r.candidates[:3]] == [h.id for h in nearest]
+        assert r.candidates[0].title in NEAR  # not the film's page, which the walk shows
+
+
+NEAR = {  # pages that share a date question's words and no name with the films
+    "Old King": "When did the old king die? Nobody knew when he did die.",
+    "River Song": "When did the river die? When did the song of the river die?",
+    "Winter": "When did winter die? It did die when spring came.",
+}
