@@ -42,9 +42,11 @@ def test_different_items_and_nested_objects_are_not_loops() -> None:
 
 
 def _stream(pieces: list[str], closed: list[bool]) -> Iterator[dict[str, Any]]:
+    """llama-cpp-python's chunks: the last says the model stopped (its end-of-text)."""
     try:
         for piece in pieces:
-            yield {"choices": [{"delta": {"content": piece}}]}
+            yield {"choices": [{"delta": {"content": piece}, "finish_reason": None}]}
+        yield {"choices": [{"delta": {}, "finish_reason": "stop"}]}
     finally:
         closed.append(True)
 
@@ -53,8 +55,8 @@ def test_a_stream_that_loops_is_closed_and_its_items_so_far_parse() -> None:
     tokens = ['{"relations": [', OTHER, ", ", ITEM]
     tokens += [", " + ITEM[:20], ITEM[20:]] * 40 + ["]}"]
     closed: list[bool] = []
-    text = _read_until_loop(_stream(tokens, closed))
-    assert closed == [True]
+    text, ended = _read_until_loop(_stream(tokens, closed))
+    assert closed == [True] and not ended
     assert text.count("starring") == 2 and len(text) < 400
     parsed = parse_output(text, Relations)  # cut off, repaired like any cut-off answer
     assert [r.predicate for r in parsed.relations] == ["directed by", "starring", "starring"]
@@ -63,5 +65,5 @@ def test_a_stream_that_loops_is_closed_and_its_items_so_far_parse() -> None:
 def test_a_stream_without_a_loop_is_read_to_its_end() -> None:
     tokens = ['{"relations": [', OTHER, ", ", ITEM, "]}"]
     closed: list[bool] = []
-    assert _read_until_loop(_stream(tokens, closed)) == "".join(tokens)
+    assert _read_until_loop(_stream(tokens, closed)) == ("".join(tokens), True)
     assert closed == [True]

@@ -154,7 +154,7 @@ class LlamaCppProvider:
                     logits_processor=processors,
                     stream=True,
                 )
-                text = _read_until_loop(chunks)
+                text, ended = _read_until_loop(chunks)
             except ValueError as exc:  # e.g. the prompt exceeds the context window
                 raise LLMRequestError(f"llama.cpp refused the request: {exc}{_hint(exc)}") from exc
             except RuntimeError as exc:
@@ -162,7 +162,7 @@ class LlamaCppProvider:
         return Completion(
             text=text,
             prompt_tokens=counter.prompt,
-            completion_tokens=counter.generated,
+            completion_tokens=counter.generated - int(ended),
             model=self.model_id,
             odds=reader.result() if reader is not None else None,
         )
@@ -246,26 +246,30 @@ class _Counter:
         return scores
 
 
-def _read_until_loop(chunks: Iterator[Any]) -> str:
+def _read_until_loop(chunks: Iterator[Any]) -> tuple[str, bool]:
     """The streamed completion's text, ended early once the model writes a list item for
-    the third time (``repeated_tail``: a small model's loop, which would run to the cap).
+    the third time (``repeated_tail``: a small model's loop, which would run to the cap),
+    and whether the model ended it itself (its end-of-text token, not counted as written).
 
     Raising from a logits processor cannot stop llama.cpp (its sampler's callback
     swallows the exception), so the stream is read and closed here."""
     parts: list[str] = []
+    ended = False
     try:
         for chunk in chunks:
-            piece = chunk["choices"][0]["delta"].get("content") or ""
+            choice = chunk["choices"][0]
+            piece = choice["delta"].get("content") or ""
             parts.append(piece)
+            ended = choice.get("finish_reason") == "stop"
             if "}" in piece:
                 cut = repeated_tail("".join(parts))
                 if cut is not None:
-                    return cut
+                    return cut, False
     finally:
         close = getattr(chunks, "close", None)
         if close is not None:
             close()
-    return "".join(parts)
+    return "".join(parts), ended
 
 
 def _odds_processor(llama: Any, reader: OddsReader) -> Callable[[Any, Any], Any]:
