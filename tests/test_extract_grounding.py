@@ -15,7 +15,7 @@ def test_a_name_is_held_when_half_its_words_are_the_passages() -> None:
     known = words(PASSAGE)
     assert holds(known, "Curtis Bernhardt") and holds(known, "Bette Davis and Barry Sullivan")
     assert holds(known, "The Bernhardts")  # a plural, and the article aside
-    assert holds(known, "Curtis Bernhardt (director)")  # half of the words
+    assert holds(known, "Curtis Bernhardt (director)")  # two of its three words
     assert not holds(known, "Warsaw") and not holds(known, "Nobel Prize in Physics")
     assert holds(known, "1951") and not holds(known, "1867")
 

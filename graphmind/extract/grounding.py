@@ -1,8 +1,9 @@
 """Keep only the names a passage holds.
 
 The extraction prompt says "use only what the passage says"; a small model does not
-always obey. The offline 0.5B copied its prompt's example fact ("born in Warsaw") into
-11 of its first 24 2Wiki passages ("Free Guy born in Warsaw"). A name is kept when at
+always obey. The offline 0.5B copied its prompt's example facts ("won Nobel Prize in
+Physics", "born in Warsaw") into 17 of its first 24 2Wiki passages ("Free Guy born in
+Warsaw"): 23 of their 58 relations, and nothing else was left out. A name is kept when at
 least half of its words are the passage's (a shortened, reordered or plural name still
 is); a relation is kept when both its ends are, and its date when the passage holds it.
 """
