@@ -274,6 +274,9 @@ def test_an_llm_extracted_corpus_gets_its_communities(
     with open_store(base) as store:
         counts = store.counts()
     assert counts["Entity"] > 0 and counts["Community"] > 0
+    # one call a passage; communities named by their members, as a fast build's are
+    assert extraction.ledger.get("extract").calls > 0
+    assert extraction.ledger.get("summarize").calls == 0
 
 
 def test_a_subset_keeps_the_questions_whose_id_starts_with_it(

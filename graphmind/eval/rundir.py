@@ -213,7 +213,10 @@ def build_stores(run: Run, embedder: Embedder, progress: Progress | None) -> Non
 def _build_into(run: Run, store: GraphStore, embedder: Embedder, progress: Progress | None) -> None:
     """Build the dataset's corpus into ``store`` through every build stage, communities
     included (resumable; LLM answers cached in the run). Only the run's ``extract`` and
-    ``chunk_size`` differ from the build defaults, so the run identity pins the corpus."""
+    ``chunk_size`` differ from the build defaults, so the run identity pins the corpus,
+    and communities are named by their members, as a fast build names them: no deep
+    question reads a summary, and an LLM build's cost is then its extraction (the 0.5B
+    would spend about 10 s on each of some hundreds of communities)."""
     from graphmind.ingest.build import run_build
 
     corpus = write_corpus(run.dataset, run.run_dir / "corpus.json")
@@ -225,7 +228,8 @@ def _build_into(run: Run, store: GraphStore, embedder: Embedder, progress: Progr
         from graphmind.factories import make_llm
 
         llm = make_llm(run.settings, cache_dir=run.run_dir)
-    report = run_build(store, embedder, llm, [str(corpus)], options, CommunityOptions(), progress)
+    communities = CommunityOptions(summarize=False)
+    report = run_build(store, embedder, llm, [str(corpus)], options, communities, progress)
     if report.interrupted:
         raise InterruptedBuildError(
             "the build was interrupted; run the same command again to resume"
