@@ -428,3 +428,19 @@ def test_a_run_asks_with_the_policy_it_is_bound_to(tmp_path: Path, settings: Set
     assert "policy" not in json.loads((tmp_path / "rules" / "run.json").read_text())
     with pytest.raises(ConfigError, match="policy differs"):
         run_eval(tmp_path / "reflect", options, settings, llm=llm, embedder=embedder)
+
+
+def test_a_record_names_its_question_file_under_the_data_folder_as_data(
+    tmp_path: Path,
+) -> None:
+    """A question file under the benchmark data is recorded as ``DATA/...`` and read
+    under this machine's data folder on restore, so the resumed command names it here."""
+    from graphmind.eval.carry import _local, _portable
+
+    file = FIXTURES / "musique" / "dev_subset" / "musique_dev_292.json"
+    identity = {"dataset": "musique", "questions": str(file), "limit": 2}
+    recorded = _portable(identity, FIXTURES)
+    assert recorded["questions"] == "DATA/musique/dev_subset/musique_dev_292.json"
+    assert _local(recorded, FIXTURES) == identity
+    elsewhere = {"dataset": "musique", "questions": str(tmp_path / "mine.json")}
+    assert _portable(elsewhere, FIXTURES) == elsewhere == _local(elsewhere, FIXTURES)
