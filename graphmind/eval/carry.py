@@ -21,11 +21,11 @@ from typing import Any
 from graphmind.core.errors import BadInputError
 from graphmind.eval.datasets import default_data_root, load_dataset
 from graphmind.eval.records import RESULTS_FILE, QuestionResult, append_result, load_results
-from graphmind.eval.rundir import CONSISTENCY_FILE, RUN_FILE
+from graphmind.eval.rundir import CONSISTENCY_FILE, RUN_FILE, write_identity
 from graphmind.factories import CACHE_FILE
 from graphmind.llm.cache import ResponseCache
 
-RECORD_FILES = (RUN_FILE, CONSISTENCY_FILE)  # copied as they are (run.json: see _portable)
+RECORD_FILES = (CONSISTENCY_FILE,)  # copied as they are; run.json is rewritten (_portable)
 DATA_MARK = "DATA/"  # a question file under the benchmark data, recorded without its folder
 RESPONSES_FILE = "responses.jsonl.gz"
 DATA_FIELDS = ("question", "answers")  # the benchmark's own text, read from it on restore
@@ -41,7 +41,7 @@ def save_record(run_dir: Path, dest: Path) -> int:
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, dest / name)
     identity = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
-    _write_identity(dest, _portable(identity, default_data_root()))
+    write_identity(dest, _portable(identity, default_data_root()))
     rows = [_without_data(r.to_json()) for r in load_results(run_dir)]  # a cut-off last line
     (dest / RESULTS_FILE).write_text(  # of a killed run is left out, as a resume does
         "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), "utf-8"
@@ -108,7 +108,7 @@ def restore_record(src: Path, run_dir: Path, data_root: Path | None = None) -> i
     for name in RECORD_FILES:
         if (src / name).is_file():
             shutil.copyfile(src / name, run_dir / name)
-    _write_identity(run_dir, identity)
+    write_identity(run_dir, identity)
     for result in results:
         append_result(run_dir, result)
     return added
@@ -118,13 +118,13 @@ def _portable(identity: dict[str, Any], data_root: Path) -> dict[str, Any]:
     """The run's identity with a question file under ``data_root`` named ``DATA/...``: a
     record names no folder of the machine that made it."""
     questions = identity.get("questions")
-    if questions:
-        try:
-            inside = Path(questions).resolve().relative_to(data_root.resolve())
-        except ValueError:
-            return identity
-        return identity | {"questions": DATA_MARK + inside.as_posix()}
-    return identity
+    if not questions:
+        return identity
+    try:
+        inside = Path(questions).resolve().relative_to(data_root.resolve())
+    except ValueError:  # a file of the user's own, outside the benchmark data
+        return identity
+    return identity | {"questions": DATA_MARK + inside.as_posix()}
 
 
 def _local(identity: dict[str, Any], data_root: Path) -> dict[str, Any]:
@@ -134,11 +134,6 @@ def _local(identity: dict[str, Any], data_root: Path) -> dict[str, Any]:
     if isinstance(questions, str) and questions.startswith(DATA_MARK):
         return identity | {"questions": str(data_root / questions.removeprefix(DATA_MARK))}
     return identity
-
-
-def _write_identity(run_dir: Path, identity: dict[str, Any]) -> None:
-    text = json.dumps(identity, indent=2) + "\n"  # as rundir writes it
-    (run_dir / RUN_FILE).write_text(text, encoding="utf-8")
 
 
 def _without_data(row: dict[str, Any]) -> dict[str, Any]:

@@ -182,7 +182,12 @@ def bind(run: Run) -> None:
                 "give the same options to go on, or use another --run-dir"
             )
         return
-    path.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
+    write_identity(run.run_dir, identity)
+
+
+def write_identity(run_dir: Path, identity: dict[str, Any]) -> None:
+    """Write ``run.json``: what the run directory is for (``bind`` compares it)."""
+    (run_dir / RUN_FILE).write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
 
 
 def _shown(value: Any) -> str:
