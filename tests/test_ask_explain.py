@@ -3,6 +3,8 @@ its sentences tied to the passages they cite, written to the graph and read back
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,7 +12,17 @@ from graphmind.core.decision import full_answer, numbered_sources, numbered_stat
 from graphmind.llm.base import Message
 from graphmind.memory.decisions import read_decision
 from graphmind.store.base import GraphStore
-from helpers.ask import DOCS, QUESTION, chunk_of, is_explain, loop, responder
+from helpers.ask import (
+    DOCS,
+    FIRST_HOP,
+    QUESTION,
+    candidates_in,
+    chunk_of,
+    is_check,
+    is_explain,
+    loop,
+    responder,
+)
 
 
 def recorder() -> tuple[list[list[Message]], Callable[[list[Message]], str]]:
@@ -89,3 +101,60 @@ def test_the_naive_baseline_explains_from_its_own_call(
     assert len(calls) == 2 and is_explain(calls[1])
     assert calls[1][:2][1]["content"].startswith(calls[0][1]["content"])
     assert decision.explanation
+
+
+def test_the_full_answer_also_reads_what_the_other_rounds_used(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    numbered = re.compile(r"^\[(\d+)\] \(([^)]*)\)", re.MULTILINE)
+
+    def rounds(second: str) -> tuple[list[list[Message]], Callable[[list[Message]], str]]:
+        """Round 1 answers the first hop and asks for more; round 2 answers ``second``
+        from Mara Quill's passage (which states "Dunmore", not "Port Ellis"): another
+        answer, so round 1's is kept."""
+        calls: list[list[Message]] = []
+
+        def respond(messages: list[Message]) -> str:
+            calls.append(messages)
+            if is_explain(messages):
+                later = {t: int(n) for n, t in numbered.findall(messages[-1]["content"])}
+                sentences = [
+                    {"text": "Aldo Vance directed the movie Silent Harbor.", "citations": [1]},
+                    {
+                        "text": "Mara Quill shot a movie in Dunmore.",
+                        "citations": [later.get("Mara Quill", 1)],
+                    },
+                ]
+                return json.dumps({"sentences": sentences})
+            if is_check(messages):
+                return json.dumps({"complete": False, "missing": "more", "query": "Mara Quill"})
+            shown = candidates_in(messages)
+            if len(calls) == 1:
+                cite = [n for n, t in shown.items() if FIRST_HOP in t]
+                return json.dumps({"answer": "Silent Harbor", "citations": cite})
+            cite = [n for n, t in shown.items() if "Dunmore" in t]
+            return json.dumps({"answer": second, "citations": cite})
+
+        return calls, respond
+
+    calls, respond = rounds("Dunmore")
+    decision = loop(corpus_store, tmp_path, respond, explain=True, k=1).ask(QUESTION)
+    assert decision.answer == "Silent Harbor" and len(decision.rounds) == 2
+    [sent] = [m for m in calls if is_explain(m)]
+    # round 1's conversation goes on, and round 2's passage follows, numbered after it
+    assert sent[1]["content"].startswith(calls[0][1]["content"])
+    assert sent[-1]["content"].startswith("More passages the search found:\n[2] (Mara Quill)")
+    quill = chunk_of(corpus_store, "Mara Quill")
+    assert [s.chunks for s in decision.explanation] == [
+        [chunk_of(corpus_store, "Aldo Vance")],
+        [quill],
+    ]
+    assert [c.chunk_id for c in decision.sources] == [quill]
+    # a round whose answer its passage does not state adds nothing
+    (tmp_path / "ungrounded").mkdir()
+    calls, respond = rounds("Port Ellis")
+    decision = loop(corpus_store, tmp_path / "ungrounded", respond, explain=True, k=1).ask(QUESTION)
+    assert decision.answer == "Silent Harbor" and len(decision.rounds) >= 2
+    [sent] = [m for m in calls if is_explain(m)]
+    assert "More passages" not in sent[-1]["content"] and "Mara Quill" not in sent[-1]["content"]
+    assert [s.chunks for s in decision.explanation] == [[chunk_of(corpus_store, "Aldo Vance")]]

@@ -53,6 +53,7 @@ CHECK_MAX_TOKENS = 128  # a flag, one fact, one query
 REFLECT_MAX_TOKENS = 192  # a flag, the next question, one fact, one query
 SAME_MAX_TOKENS = 16  # {"same": true}
 EXPLAIN_MAX_TOKENS = 320  # the full answer: up to four sentences with their citations
+EXPLAIN_MORE = 3  # passages other rounds used, shown to the full answer beside its own
 VERDICT_TOKENS = 40  # one judged verdict, its reason at most JUDGED_REASON_CHARS
 # retrieval (``gather``): the fusion, and a next hop's passages about its bridge
 FUSE_ALL = 10_000  # fuse every ranked chunk: the cut to the candidates comes after

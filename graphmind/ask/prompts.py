@@ -64,14 +64,16 @@ def passages(
     *,
     facts: bool = True,
     profiles: bool = False,
+    first: int = 1,
 ) -> str:
-    """Numbered passages, each cut to a fair share of the token budget; with ``profiles``,
-    each followed by its evidence profile when it has one (profiles have their own budget)."""
+    """Numbered passages (from ``first``), each cut to a fair share of the token budget;
+    with ``profiles``, each followed by its evidence profile when it has one (profiles
+    have their own budget)."""
     if not candidates:
         return "(no passages)"
     share = max(MIN_PASSAGE_CHARS, budget_tokens * CHARS_PER_TOKEN // len(candidates))
     blocks = []
-    for number, c in enumerate(candidates, start=1):
+    for number, c in enumerate(candidates, start=first):
         text = " ".join(c.text.split())
         if len(text) > share:
             text = text[: share - 1].rsplit(" ", 1)[0] + "…"
@@ -165,11 +167,23 @@ def reflect_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[s
     return next_turn(asked, answer, prompt("reflect"))
 
 
-def explain_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:
+def explain_messages(
+    asked: list[dict[str, str]],
+    answer: Answer,
+    more: Sequence[Candidate] = (),
+    *,
+    shown: int = 0,
+    budget_tokens: int = 0,
+) -> list[dict[str, str]]:
     """The full answer's call, as the next turn of the conversation whose short answer it
     explains: the passages keep their numbers and a prefix-caching model reads only the
-    new turn."""
-    return next_turn(asked, answer, prompt("explain"))
+    new turn. ``more``: passages other rounds used, numbered after the conversation's
+    ``shown`` ones, in that turn (``budget_tokens`` for them)."""
+    if not more:
+        return next_turn(asked, answer, prompt("explain"))
+    listed = passages(more, budget_tokens, first=shown + 1)
+    turn = f"More passages the search found:\n{listed}\n\n{prompt('explain')}"
+    return next_turn(asked, answer, turn)
 
 
 def example_copied_messages(asked: list[dict[str, str]], answer: Answer) -> list[dict[str, str]]:

@@ -54,8 +54,8 @@ def is_check(messages: list[Message]) -> bool:
 
 def is_explain(messages: list[Message]) -> bool:
     """The full answer's turn: the answer call's conversation, the answer, then the ask
-    for a few sentences."""
-    return len(messages) > 2 and messages[-1]["content"].startswith("Now write the full answer")
+    for a few sentences (after the passages other rounds used, when there are any)."""
+    return len(messages) > 2 and "Now write the full answer" in messages[-1]["content"]
 
 
 def explain(messages: list[Message]) -> str:
