@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -38,7 +39,8 @@ from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import GraphMindError
 from graphmind.embed.base import Embedder
 from graphmind.eval.pairwise import Choice, Judgement, judge_pair, pair_prompt, win_rate
-from graphmind.factories import make_llm
+from graphmind.eval.retrieval import list_texts, question_lists
+from graphmind.factories import make_embedder, make_llm, open_store
 from graphmind.llm.base import Message
 from graphmind.llm.client import LLM
 from graphmind.memory.session import MemoryOptions
@@ -238,6 +240,37 @@ def spot_check(results: Path, judged: Path, out: Path) -> None:
     out.write_text("\n".join(lines), encoding="utf-8")
 
 
+OPENING_WORDS = 8  # a passage holds the reference when it holds its first words in order
+RECALL_K = (1, 3, 5, 10)
+
+
+def reference_recall(settings: Settings, questions: list[dict[str, Any]], k: int) -> Row:
+    """For each list ``ask`` ranks (``vector:chunk`` is naive's, ``round1`` what the
+    loop's round 1 shows), the share of questions with a passage among its top n that
+    holds the reference answer's opening words (the manual's own answer to it). No LLM."""
+    first = AskOptions().first
+    hits: dict[str, dict[int, list[bool]]] = {}
+    with open_store(settings) as store:
+        embedder = make_embedder(settings)
+        vectors = embedder.embed([q["question"] for q in questions])
+        for q, vector in zip(questions, vectors, strict=True):
+            opening = " ".join(_words(q["reference"])[:OPENING_WORDS])
+            lists, _ = question_lists(store, q["question"], vector, k, first)
+            texts = list_texts(store, lists, max(RECALL_K))
+            for name, ranking in lists.items():
+                found = [opening in " ".join(_words(texts[c][1])) for c in ranking if c in texts]
+                for n in RECALL_K:
+                    hits.setdefault(name, {}).setdefault(n, []).append(any(found[:n]))
+    return {
+        name: {f"recall@{n}": share(values) for n, values in sorted(by_n.items())}
+        for name, by_n in sorted(hits.items())
+    }
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=Path, required=True, help="the manual's HTML folder")
@@ -249,22 +282,32 @@ def main() -> int:
     parser.add_argument("--extract", choices=("none", "fast"), default="none")
     parser.add_argument("--store", help="a Neo4j URI instead of the run's FalkorDB Lite file")
     parser.add_argument("--no-judge", action="store_true", help="ask only")
+    parser.add_argument(
+        "--retrieval-only",
+        action="store_true",
+        help="no LLM: whether each list's top passages hold the manual's reference answer",
+    )
     args = parser.parse_args()
     args.run_dir.mkdir(parents=True, exist_ok=True)
     try:
         questions = chosen(args.questions, args.limit, args.ids)
         store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
         settings = load_settings(store=store)
+        build_manual(settings, args.docs, args.run_dir, args.extract, communities=False)
+        recall = reference_recall(settings, questions, args.k)
+        (args.run_dir / "recall.json").write_text(json.dumps(recall, indent=2))
+        if args.retrieval_only:
+            print(json.dumps(recall, indent=2))
+            return 0
         llm = make_llm(settings, cache_dir=args.run_dir)
         if llm is None:
             raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
-        build_manual(settings, args.docs, args.run_dir, args.extract, communities=False)
         results, judged = args.run_dir / "results.jsonl", args.run_dir / "judged.jsonl"
         ask_all(settings, llm, questions, results, args.k)
         if not args.no_judge:
             judge_all(llm, questions, results, judged)  # the same model, at temperature 0
             spot_check(results, judged, args.run_dir / "spot.md")
-        table = report(questions, results, judged)
+        table = {**report(questions, results, judged), "reference_recall": recall}
     except (GraphMindError, OSError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -12,8 +12,8 @@ from buildkit import minimal_pdf
 from graphmind.core.errors import ConfigError
 from graphmind.core.text import split_sentences
 from graphmind.ingest.chunking import chunk_text, count_tokens
-from graphmind.ingest.html_text import html_to_text
-from graphmind.ingest.loaders import LoadOptions, load_paths
+from graphmind.ingest.html_text import html_page, html_to_text
+from graphmind.ingest.loaders import LoadOptions, load_paths, markdown_sections
 
 
 def test_every_format_loads(tmp_path: Path) -> None:
@@ -145,3 +145,42 @@ def test_html_text_is_the_main_content_without_the_sites_chrome() -> None:
     # without a main element, the page's text less its chrome
     plain = "<body><nav>Menu</nav><div><p>Only text</p></div><footer>foot</footer></body>"
     assert html_to_text(plain)[1] == "Only text"
+
+
+def test_a_section_of_a_page_starts_a_new_chunk() -> None:
+    """A manual's FAQ entry began at the end of a chunk about the entry before it, so the
+    passage naive's vector search found for the entry's own question was the other one."""
+    faq = (
+        "<title>FAQ</title><main><h1>Programming FAQ</h1>"
+        + "".join(
+            f"<h3>Why does thing {i} happen?</h3>"
+            + "".join(f"<p>Thing {i} happens for reason {j}, as shown here.</p>" for j in range(6))
+            for i in range(4)
+        )
+        + "<pre># a comment, not a heading\nx = 1</pre></main>"
+    )
+    page = html_page(faq)
+    assert page.title == "FAQ" and page.text == html_to_text(faq)[1]
+    headings = [page.text[s:].split("\n", 1)[0] for s in page.sections]
+    assert headings == ["Programming FAQ"] + [f"Why does thing {i} happen?" for i in range(4)]
+    chunks = chunk_text("faq", page.text, size=60, overlap=10, sections=page.sections)
+    # each question opens a chunk, and no chunk holds the end of one and the start of
+    # the next (the title's short section joins the first question's)
+    starts = [c.text.split("\n", 1)[0] for c in chunks]
+    assert [s for s in starts if s.startswith("Why")] == headings[2:]
+    assert starts[0] == "Programming FAQ" and headings[1] in chunks[0].text
+    for c in chunks:
+        assert len({n for n in range(4) if f"Thing {n} " in c.text}) == 1
+    # without the sections, chunks run across them
+    plain = chunk_text("faq", page.text, size=60, overlap=10)
+    assert any(len({n for n in range(4) if f"Thing {n} " in c.text}) > 1 for c in plain)
+
+
+def test_markdown_headings_are_sections_and_code_comments_are_not(tmp_path: Path) -> None:
+    code = "```python\n# install\nx = 1\n```"
+    text = f"# Guide\n\nIntro.\n\n{code}\n\n## Usage\nRun it.\n  ### Deep\n#no\n"
+    (tmp_path / "guide.md").write_text(text)
+    [doc] = load_paths([tmp_path]).documents
+    assert doc.title == "Guide"
+    assert [text[s:].split("\n", 1)[0] for s in doc.sections] == ["# Guide", "## Usage", "### Deep"]
+    assert markdown_sections("~~~\n# x\n~~~\n# Real\n") == (12,)

@@ -90,8 +90,8 @@ def run_retrieval(
         by_category: dict[str, dict[str, _Tally]] = defaultdict(lambda: defaultdict(_Tally))
         vectors = embedder.embed([q.question for q in questions])
         for q, vector in zip(questions, vectors, strict=True):
-            lists, ms = _lists(store, q.question, vector, options.k, first)
-            texts = _texts(store, lists, max(ks))
+            lists, ms = question_lists(store, q.question, vector, options.k, first)
+            texts = list_texts(store, lists, max(ks))
             for name, ranking in lists.items():
                 found = [texts[c] for c in ranking if c in texts]
                 for tally in (overall[name], by_category[q.category or "all"][name]):
@@ -117,7 +117,7 @@ def run_retrieval(
     return result
 
 
-def _lists(
+def question_lists(
     store: GraphStore, question: str, vector: list[float], k: int, first: FirstList
 ) -> tuple[dict[str, Ranking], dict[str, float]]:
     """Every retriever's list (timed), their fusion and round 1's first ``k``."""
@@ -132,7 +132,9 @@ def _lists(
     return lists, ms
 
 
-def _texts(store: GraphStore, lists: dict[str, Ranking], depth: int) -> dict[str, tuple[str, str]]:
+def list_texts(
+    store: GraphStore, lists: dict[str, Ranking], depth: int
+) -> dict[str, tuple[str, str]]:
     """(title, text) of every chunk in the lists' top ``depth``."""
     ids = list(dict.fromkeys(c for ranking in lists.values() for c in ranking[:depth]))
     return {c.id: (c.title, c.text) for c in candidates(store, [(i, 0.0, []) for i in ids], 0)}

@@ -1,4 +1,5 @@
-"""Token-based chunking on sentence boundaries, with overlap.
+"""Token-based chunking on sentence boundaries, with overlap, that starts a new chunk
+where a section of the document begins (a heading of an HTML or Markdown page).
 
 Tokens are counted with a simple, deterministic word/punctuation tokenizer (no
 model download); it tracks sub-word tokenizers closely enough for sizing chunks. A word
@@ -9,7 +10,9 @@ spaces) is cut into chunks of the usual size instead of becoming one huge chunk.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphmind.core.ids import digest
@@ -17,6 +20,9 @@ from graphmind.core.text import sentence_spans
 
 MAX_WORD = 16
 MIN_CHUNK_TOKENS = 8  # a smaller chunk holds no sentence worth retrieving
+# a section starts a new chunk once the chunk before holds this share of the size; a
+# shorter section (a heading and a line or two) joins the next one instead
+SECTION_SHARE = 0.25
 _TOKEN = re.compile(rf"\w{{1,{MAX_WORD}}}|[^\w\s]", re.UNICODE)
 
 
@@ -45,10 +51,26 @@ def _split_long(text: str, span: tuple[int, int], size: int) -> list[tuple[int, 
     ]
 
 
-def chunk_text(document_id: str, text: str, size: int = 512, overlap: int = 64) -> list[Chunk]:
+def _begins_section(starts: list[int], after: int, end: int) -> bool:
+    """Whether a section begins between the end of the last unit (``after``) and the end
+    of this one."""
+    i = bisect.bisect_left(starts, after)
+    return i < len(starts) and starts[i] < end
+
+
+def chunk_text(
+    document_id: str,
+    text: str,
+    size: int = 512,
+    overlap: int = 64,
+    sections: Sequence[int] = (),
+) -> list[Chunk]:
     """Pack sentences into chunks of at most ``size`` tokens; consecutive chunks share
     up to ``overlap`` tokens of whole sentences. A chunk's text is the original slice,
-    line breaks included."""
+    line breaks included. ``sections``: the offsets in ``text`` where a section (its
+    heading) begins; a section starts a new chunk, with no overlap carried into it,
+    once the chunk before holds ``SECTION_SHARE`` of ``size``, so a passage is about
+    one section rather than the end of one and the start of the next."""
     if size < MIN_CHUNK_TOKENS:
         raise ValueError(f"chunk size must be at least {MIN_CHUNK_TOKENS} tokens")
     if not 0 <= overlap < size:
@@ -67,7 +89,15 @@ def chunk_text(document_id: str, text: str, size: int = 512, overlap: int = 64) 
     current: list[tuple[tuple[int, int], int]] = []
     current_tokens = 0
     fresh = False  # whether ``current`` holds anything beyond the overlap carried over
+    starts = sorted(sections)
     for unit in units:
+        if (
+            fresh
+            and current_tokens >= SECTION_SHARE * size
+            and _begins_section(starts, current[-1][0][1], unit[0][1])
+        ):
+            groups.append(current)
+            current, current_tokens, fresh = [], 0, False
         if current and current_tokens + unit[1] > size:
             groups.append(current)
             carried: list[tuple[tuple[int, int], int]] = []

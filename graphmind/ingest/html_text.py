@@ -1,8 +1,10 @@
-"""The visible text of an HTML page, without its markup, scripts and chrome."""
+"""The visible text of an HTML page, without its markup, scripts and chrome, and where
+its sections (headings) begin."""
 
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from typing import NamedTuple
 
 _BLOCK = {
     "p",
@@ -29,6 +31,8 @@ _BLOCK = {
     "dt",
 }
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_MARK = "\ue000"  # a private-use character where a heading begins, taken out at the end
 
 
 # the page's chrome, by its ARIA landmark role or HTML5 element: navigation, banners,
@@ -82,6 +86,8 @@ class _TextExtractor(HTMLParser):
             self._skip += 1
         elif tag in _BLOCK:
             self._emit("\n")
+            if tag in _HEADINGS:
+                self._emit(_MARK)
 
     def handle_endtag(self, tag: str) -> None:
         if self._chrome:
@@ -111,6 +117,7 @@ class _TextExtractor(HTMLParser):
             self.title.append(data)
         elif not self._skip and not self._chrome:
             # a line break in running text is a space; only blocks (and <pre>) break lines
+            data = data.replace(_MARK, "")
             self._emit(data if self._pre else " ".join(data.split("\n")))
 
     def _emit(self, text: str) -> None:
@@ -119,15 +126,36 @@ class _TextExtractor(HTMLParser):
             self.main.append(text)
 
 
-def html_to_text(html: str) -> tuple[str, str]:
-    """(title, visible text) of an HTML page; scripts, styles, markup and the page's
-    chrome (navigation, banners, footers, sidebars: ARIA landmarks and HTML5 elements)
-    dropped; only the main content when the page marks one."""
+class Page(NamedTuple):
+    """An HTML page's title, visible text and the offsets in the text where its sections
+    (headings) begin."""
+
+    title: str
+    text: str
+    sections: tuple[int, ...]
+
+
+def html_page(html: str) -> Page:
+    """The title, visible text and section starts of an HTML page; scripts, styles,
+    markup and the page's chrome (navigation, banners, footers, sidebars: ARIA landmarks
+    and HTML5 elements) dropped; only the main content when the page marks one."""
     parser = _TextExtractor()
     parser.feed(html)
     parser.close()
     main = "".join(parser.main)
     kept = main if main.strip() else "".join(parser.parts)
-    lines = [" ".join(line.split()) for line in kept.splitlines()]
-    text = "\n\n".join(line for line in lines if line)  # each block is a paragraph
-    return " ".join("".join(parser.title).split()), text
+    lines = [" ".join(line.split()).replace(_MARK + " ", _MARK) for line in kept.splitlines()]
+    marked = "\n\n".join(line for line in lines if line.replace(_MARK, ""))
+    pieces = marked.split(_MARK)
+    text, sections, offset = pieces[0], [], len(pieces[0])
+    for piece in pieces[1:]:
+        sections.append(offset)
+        text += piece
+        offset += len(piece)
+    return Page(" ".join("".join(parser.title).split()), text, tuple(sorted(set(sections))))
+
+
+def html_to_text(html: str) -> tuple[str, str]:
+    """(title, visible text) of an HTML page (see ``html_page``)."""
+    page = html_page(html)
+    return page.title, page.text

@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any
 from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.core.ids import digest
 from graphmind.ingest.decoding import check_encoding, clean_text, read_text
-from graphmind.ingest.html_text import html_to_text
+from graphmind.ingest.html_text import html_page
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".json", ".jsonl")
 
@@ -35,11 +36,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class SourceDocument:
-    """One document as read from the corpus."""
+    """One document as read from the corpus; ``sections``: the offsets in its text where
+    a section (a heading) begins, where chunks start anew."""
 
     source: str
     title: str
     text: str
+    sections: tuple[int, ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -217,10 +220,11 @@ def load_file(path: Path, opts: LoadOptions) -> Iterator[SourceDocument | LoadFa
     if removed:
         yield LoadFailure(source, f"note: {removed} control character(s) removed")
     if suffix in (".html", ".htm"):
-        title, body = html_to_text(text)
-        yield SourceDocument(source, title or path.stem, body)
+        page = html_page(text)
+        yield SourceDocument(source, page.title or path.stem, page.text, page.sections)
     elif suffix in (".md", ".markdown"):
-        yield SourceDocument(source, _markdown_title(text) or path.stem, text)
+        title = _markdown_title(text) or path.stem
+        yield SourceDocument(source, title, text, markdown_sections(text))
     else:
         yield SourceDocument(source, path.stem, text)
 
@@ -353,6 +357,29 @@ class _Collect(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())
         log.debug("pypdf: %s", record.getMessage())
+
+
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def markdown_sections(text: str) -> tuple[int, ...]:
+    """The offsets of a Markdown text's ATX headings ("## Title"), those inside fenced
+    code ("# a comment" in a ``` block) left out."""
+    starts: list[int] = []
+    fence = ""
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        elif _ATX_HEADING.match(line):
+            starts.append(offset + len(line) - len(line.lstrip(" ")))
+        offset += len(line)
+    return tuple(starts)
 
 
 def _markdown_title(text: str) -> str | None:

@@ -230,7 +230,9 @@ class BuildPipeline:
         with self._stage("chunk"):
             for item in planned:
                 doc = item.document
-                item.chunks = chunk_text(doc.id, doc.text, size, self.options.chunk_overlap)
+                item.chunks = chunk_text(
+                    doc.id, doc.text, size, self.options.chunk_overlap, doc.sections
+                )
 
     def extract(self, batch: Sequence[_Planned]) -> dict[str, ChunkExtraction]:
         """One extraction per chunk: by spaCy (``fast``), or by the LLM (cached, so re-runs
