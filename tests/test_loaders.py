@@ -184,3 +184,25 @@ def test_markdown_headings_are_sections_and_code_comments_are_not(tmp_path: Path
     assert doc.title == "Guide"
     assert [text[s:].split("\n", 1)[0] for s in doc.sections] == ["# Guide", "## Usage", "### Deep"]
     assert markdown_sections("~~~\n# x\n~~~\n# Real\n") == (12,)
+
+
+def test_the_sites_name_leaves_html_titles(tmp_path: Path) -> None:
+    """Every page of a documentation site ends its title with the site's name, which
+    the 1.5B gave as the answer to questions about the manual."""
+    site = " \u2014 Python 3.11.2 documentation"
+    for name, title in [("faq", "Programming FAQ"), ("copy", "copy"), ("gil", "Glossary")]:
+        (tmp_path / f"{name}.html").write_text(f"<title>{title}{site}</title><p>{name} text.</p>")
+    (tmp_path / "home.html").write_text(f"<title>{site.strip(' —')}</title><p>home.</p>")
+    (tmp_path / "notes.md").write_text(f"# Notes{site}\n\nMarkdown keeps its title.")
+    titles = {Path(d.source).stem: d.title for d in load_paths([tmp_path]).documents}
+    assert titles == {
+        "faq": "Programming FAQ",
+        "copy": "copy",
+        "gil": "Glossary",
+        "home": "Python 3.11.2 documentation",
+        "notes": f"Notes{site}",
+    }
+    # two pages are not a site: their titles stay whole
+    (tmp_path / "gil.html").unlink()
+    titles = {Path(d.source).stem: d.title for d in load_paths([tmp_path]).documents}
+    assert titles["faq"] == f"Programming FAQ{site}"

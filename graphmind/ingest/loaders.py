@@ -20,7 +20,7 @@ import logging
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,41 @@ def load_paths(paths: Sequence[str | Path], options: LoadOptions | None = None) 
             _load_one(file, opts, result)
         if not found:
             result.empty_paths.append(_nothing_under(path, str(raw), opts))
+    result.documents = without_site_name(result.documents)
     return result
+
+
+# between a page's own title and its site's name: "Programming FAQ — Python 3.11 docs"
+_TITLE_SEPARATORS = (" \u2014 ", " \u2013 ", " | ", " - ", " :: ")  # em and en dash first
+SITE_SHARE = 0.5  # a suffix is the site's name when this share of the pages end with it
+SITE_PAGES = 3  # ... and at least this many
+
+
+def without_site_name(documents: list[SourceDocument]) -> list[SourceDocument]:
+    """The documents with the name their site appends to every HTML page's title left
+    out ("Programming FAQ — Python 3.11.2 documentation" -> "Programming FAQ"): it tells
+    one page from another nothing, costs every prompt a few tokens per passage, and a
+    small model answered it ("Python 3.11.2 documentation") to questions about the
+    manual. A suffix counts as the site's name when most of the build's HTML pages, and
+    at least three, end with it after the same separator."""
+    pages = [d for d in documents if d.source.lower().endswith((".html", ".htm"))]
+    ends: dict[str, int] = {}
+    for d in pages:
+        for sep in _TITLE_SEPARATORS:
+            if sep in d.title:
+                end = sep + d.title.rsplit(sep, 1)[1]
+                ends[end] = ends.get(end, 0) + 1
+    site = [e for e, n in ends.items() if n >= max(SITE_PAGES, SITE_SHARE * len(pages))]
+    if not site:
+        return documents
+    end = max(site, key=lambda e: (ends[e], len(e)))
+    html = {id(d) for d in pages}
+    return [
+        replace(d, title=d.title.removesuffix(end))
+        if id(d) in html and d.title.endswith(end) and d.title != end
+        else d
+        for d in documents
+    ]
 
 
 def _load_one(file: Path, opts: LoadOptions, result: LoadResult) -> None:
