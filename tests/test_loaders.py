@@ -13,7 +13,8 @@ from graphmind.core.errors import ConfigError
 from graphmind.core.text import split_sentences
 from graphmind.ingest.chunking import chunk_text, count_tokens
 from graphmind.ingest.html_text import html_page, html_to_text
-from graphmind.ingest.loaders import LoadOptions, load_paths, markdown_sections
+from graphmind.ingest.loaders import LoadOptions, load_paths
+from graphmind.ingest.markdown_text import markdown_sections
 
 
 def test_every_format_loads(tmp_path: Path) -> None:

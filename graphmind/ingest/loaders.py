@@ -18,7 +18,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +27,7 @@ from graphmind.core.errors import BadInputError, NotFoundError
 from graphmind.core.ids import digest
 from graphmind.ingest.decoding import check_encoding, clean_text, read_text
 from graphmind.ingest.html_text import html_page
+from graphmind.ingest.markdown_text import markdown_sections, markdown_title
 
 SUPPORTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".json", ".jsonl")
 
@@ -110,7 +110,7 @@ def load_paths(paths: Sequence[str | Path], options: LoadOptions | None = None) 
 
 
 # between a page's own title and its site's name: "Programming FAQ — Python 3.11 docs"
-_TITLE_SEPARATORS = (" \u2014 ", " \u2013 ", " | ", " - ", " :: ")  # em and en dash first
+_TITLE_SEPARATORS = (" \u2014 ", " \u2013 ", " | ", " - ", " :: ")
 SITE_SHARE = 0.5  # a suffix is the site's name when this share of the pages end with it
 SITE_PAGES = 3  # ... and at least this many
 
@@ -257,7 +257,7 @@ def load_file(path: Path, opts: LoadOptions) -> Iterator[SourceDocument | LoadFa
         page = html_page(text)
         yield SourceDocument(source, page.title or path.stem, page.text, page.sections)
     elif suffix in (".md", ".markdown"):
-        title = _markdown_title(text) or path.stem
+        title = markdown_title(text) or path.stem
         yield SourceDocument(source, title, text, markdown_sections(text))
     else:
         yield SourceDocument(source, path.stem, text)
@@ -391,33 +391,3 @@ class _Collect(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())
         log.debug("pypdf: %s", record.getMessage())
-
-
-_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def markdown_sections(text: str) -> tuple[int, ...]:
-    """The offsets of a Markdown text's ATX headings ("## Title"), those inside fenced
-    code ("# a comment" in a ``` block) left out."""
-    starts: list[int] = []
-    fence = ""
-    offset = 0
-    for line in text.splitlines(keepends=True):
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-        elif opened:
-            fence = opened.group(1)
-        elif _ATX_HEADING.match(line):
-            starts.append(offset + len(line) - len(line.lstrip(" ")))
-        offset += len(line)
-    return tuple(starts)
-
-
-def _markdown_title(text: str) -> str | None:
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip() or None
-    return None
