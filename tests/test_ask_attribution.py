@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmind.ask.rules.attribution import Attributed, attribute, unnarrated
+from graphmind.ask.steps.explain import joined
 from graphmind.core.text import whole_sentences
 
 FREEZE = (
@@ -101,3 +102,22 @@ def test_a_sentence_stopped_at_its_bound_loses_its_unfinished_end(
 )
 def test_a_sentence_that_narrates_the_passage_loses_the_narration(said: str, sentence: str) -> None:
     assert unnarrated(said) == sentence
+
+
+def test_a_sentence_the_model_cut_in_two_is_joined_again() -> None:
+    written = [
+        ("Still, don't be unduly wary of floating-point!", [1]),
+        ("The errors in Python float operations,", [2]),
+        ("are inherited from the floating-point hardware.", [3]),
+        ("numbers are stored in binary.", [1]),  # after a whole sentence: kept apart
+        ("", [4]),
+    ]
+    assert joined(written) == [
+        ("Still, don't be unduly wary of floating-point!", [1]),
+        (
+            "The errors in Python float operations, are inherited from the floating-point "
+            "hardware.",
+            [2, 3],
+        ),
+        ("numbers are stored in binary.", [1]),
+    ]

@@ -36,7 +36,7 @@ def explain(
     shown = [*talk.shown, *more]
     with state.timed("llm"):
         out = tools.llm.structured("explain", messages, FullAnswer, max_tokens=EXPLAIN_MAX_TOKENS)
-    written = [(" ".join(s.text.split()), s.citations) for s in out.sentences]
+    written = joined([(" ".join(s.text.split()), s.citations) for s in out.sentences])
     said: dict[str, Statement] = {}
     for part in attribute(written, [f"{c.title} {c.text}" for c in shown]):
         if part.text not in said and not restates(part.text, state.question, ""):
@@ -47,6 +47,21 @@ def explain(
     by_id = {c.id: c for c in shown}
     extra = dict.fromkeys(c for s in statements for c in s.chunks if c not in known)
     return statements, [Citation(c, by_id[c].title, by_id[c].text) for c in extra]
+
+
+def joined(written: list[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
+    """The model's sentences, a piece it cut off mid-sentence joined to the next one ("The
+    errors in Python float operations," then "are inherited from the hardware"): a piece
+    that does not end a sentence, followed by one that does not begin one (lower case),
+    with the citations of both."""
+    out: list[tuple[str, list[int]]] = []
+    for text, cited in written:
+        if out and text[:1].islower() and not out[-1][0].rstrip().endswith((".", "!", "?")):
+            before, cites = out[-1]
+            out[-1] = (f"{before} {text}", list(dict.fromkeys([*cites, *cited])))
+        elif text:
+            out.append((text, list(cited)))
+    return out
 
 
 def used_elsewhere(
