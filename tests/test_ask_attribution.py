@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmind.ask.rules.attribution import Attributed, attribute, unnarrated
-from graphmind.ask.steps.explain import joined
+from graphmind.ask.rules.attribution import Attributed, attribute, joined, unnarrated
 from graphmind.core.text import whole_sentences
 
 FREEZE = (

@@ -44,15 +44,16 @@ class Attributed:
 def attribute(
     sentences: Sequence[tuple[str, Sequence[int]]], passages: Sequence[str]
 ) -> list[Attributed]:
-    """The real sentences of each (text, the 1-based numbers of ``passages`` it cited),
-    each with the passages that state at least ``GROUNDED`` of its content words between
-    them: its own citations when they do and no shown passages state ``MARGIN`` more of
-    them, else the shown passages that state the most. A sentence that no passage states
-    is left out, and so is one that only announces what follows ("Here is an example:");
-    one with fewer than ``MIN_WORDS`` content words keeps the citations it was given."""
+    """The real sentences of each (text, the 1-based numbers of ``passages`` it cited;
+    a piece cut off mid-sentence joined to the next: ``joined``), each with the passages
+    that state at least ``GROUNDED`` of its content words between them: its own citations
+    when they do and no shown passages state ``MARGIN`` more of them, else the shown
+    passages that state the most. A sentence that no passage states is left out, and so
+    is one that only announces what follows ("Here is an example:"); one with fewer than
+    ``MIN_WORDS`` content words keeps the citations it was given."""
     stems = dict(enumerate((content_stems(p) for p in passages), start=1))
     out = []
-    for text, cited in sentences:
+    for text, cited in joined(sentences):
         known = [n for n in cited if n in stems]
         for said in split_sentences(text):
             sentence = unnarrated(said)
@@ -69,6 +70,21 @@ def attribute(
                 out.append(Attributed(sentence, own))
             elif most >= GROUNDED:
                 out.append(Attributed(sentence, best))
+    return out
+
+
+def joined(written: Sequence[tuple[str, Sequence[int]]]) -> list[tuple[str, list[int]]]:
+    """The model's sentences, a piece it cut off mid-sentence joined to the next one ("The
+    errors in Python float operations," then "are inherited from the hardware"): a piece
+    that does not end a sentence, followed by one that does not begin one (lower case),
+    with the citations of both."""
+    out: list[tuple[str, list[int]]] = []
+    for text, cited in written:
+        if out and text[:1].islower() and not out[-1][0].rstrip().endswith((".", "!", "?")):
+            before, cites = out[-1]
+            out[-1] = (f"{before} {text}", list(dict.fromkeys([*cites, *cited])))
+        elif text:
+            out.append((text, list(cited)))
     return out
 
 

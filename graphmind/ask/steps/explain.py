@@ -8,6 +8,7 @@ from graphmind.ask.models import MAX_CITATIONS, Answer, FullAnswer
 from graphmind.ask.options import EXPLAIN_MAX_TOKENS, EXPLAIN_MORE
 from graphmind.ask.prompts import answer_messages, explain_messages
 from graphmind.ask.rules.attribution import attribute
+from graphmind.ask.rules.evidence import cited_passages
 from graphmind.ask.rules.text import restates
 from graphmind.ask.state import AskState, Conversation, Tools
 from graphmind.core.decision import Candidate, Citation, Round, Statement
@@ -36,7 +37,7 @@ def explain(
     shown = [*talk.shown, *more]
     with state.timed("llm"):
         out = tools.llm.structured("explain", messages, FullAnswer, max_tokens=EXPLAIN_MAX_TOKENS)
-    written = joined([(" ".join(s.text.split()), s.citations) for s in out.sentences])
+    written = [(" ".join(s.text.split()), s.citations) for s in out.sentences]
     said: dict[str, Statement] = {}
     for part in attribute(written, [f"{c.title} {c.text}" for c in shown]):
         if part.text not in said and not restates(part.text, state.question, ""):
@@ -49,21 +50,6 @@ def explain(
     return statements, [Citation(c, by_id[c].title, by_id[c].text) for c in extra]
 
 
-def joined(written: list[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
-    """The model's sentences, a piece it cut off mid-sentence joined to the next one ("The
-    errors in Python float operations," then "are inherited from the hardware"): a piece
-    that does not end a sentence, followed by one that does not begin one (lower case),
-    with the citations of both."""
-    out: list[tuple[str, list[int]]] = []
-    for text, cited in written:
-        if out and text[:1].islower() and not out[-1][0].rstrip().endswith((".", "!", "?")):
-            before, cites = out[-1]
-            out[-1] = (f"{before} {text}", list(dict.fromkeys([*cites, *cited])))
-        elif text:
-            out.append((text, list(cited)))
-    return out
-
-
 def used_elsewhere(
     rounds: list[Round], asked: list[str], chosen: Round, shown: set[str], limit: int = EXPLAIN_MORE
 ) -> list[Candidate]:
@@ -74,9 +60,8 @@ def used_elsewhere(
     for r, question in zip(rounds, asked, strict=True):
         if r is chosen or not grounded(question, r.judgement):
             continue
-        for c in r.candidates:
-            verdict = r.verdict_of(c.id)
-            if verdict is not None and verdict.verdict == "used" and c.id not in shown:
+        for c in cited_passages(r):
+            if c.id not in shown:
                 found.setdefault(c.id, c)
     return list(found.values())[:limit]
 
