@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ def build(
     recomputed (``options.communities``); ``options.layers=("episodic",)`` adds
     sliding-window episode summaries (for long narratives). Options left out are the
     settings' ``[build]`` and ``[communities]``."""
-    from graphmind.factories import make_embedder, make_llm
+    from graphmind.factories import build_extract, make_embedder, make_llm
     from graphmind.ingest.build import run_build
 
     config = settings or load_settings()
@@ -44,6 +45,7 @@ def build(
     community = community_options or config.communities
     opts.check()
     community.check()
+    opts = replace(opts, extract=build_extract(config, opts.extract))
     embedder = make_embedder(config)
     llm = make_llm(config, cache_dir=config.state_dir()) if opts.extract == "llm" else None
     with open_store(config) as store:

@@ -19,7 +19,7 @@ from graphmind.config import Settings, load_settings
 from graphmind.core.errors import GraphMindError, InterruptedBuildError
 from graphmind.factories import open_store
 from graphmind.ingest.loaders import LoadOptions
-from graphmind.ingest.options import BuildOptions, ExtractMode, Layer, ResolveMode
+from graphmind.ingest.options import BuildOptions, ExtractChoice, Layer, ResolveMode
 from graphmind.memory.prune import PruneOptions
 from graphmind.memory.session import MemoryMode, MemoryOptions
 from graphmind.serve import DEFAULT_HOST, DEFAULT_PORT
@@ -111,8 +111,9 @@ def _settings_factory(store: str | None) -> Callable[[], Settings]:
     "--extract",
     type=choice(BuildOptions, "extract"),
     **knob(BuildOptions, "extract", "build"),
-    help="'fast': entities and relations by spaCy, no LLM; "
-    "'none': a chunk-only (vector RAG) index.",
+    help="'llm': entities and relations by the LLM, a call a chunk; 'fast': by spaCy, "
+    "no LLM; 'none': a chunk-only (vector RAG) index; 'auto': llm with an endpoint, "
+    "fast with the offline models (about 80x quicker on a CPU).",
 )
 @click.option(
     "--resolve",
@@ -160,7 +161,7 @@ def build(
     encoding: str | None,
     chunk_size: int | None,
     chunk_overlap: int | None,
-    extract: ExtractMode | None,
+    extract: ExtractChoice | None,
     resolve: ResolveMode | None,
     batch_docs: int | None,
     limit: int | None,

@@ -194,6 +194,7 @@ def print_build_report(console: Console, report: BuildReport) -> None:
     table.add_column(style="bold")
     table.add_column(justify="right")
     rows: list[tuple[str, Any]] = [
+        ("extraction", report.extraction or "none"),
         ("documents new", report.documents_new),
         ("documents changed", report.documents_changed),
         ("documents skipped (unchanged)", report.documents_skipped),

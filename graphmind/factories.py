@@ -21,6 +21,7 @@ from graphmind.core.errors import (
 )
 from graphmind.core.redact import public_url
 from graphmind.embed import Embedder
+from graphmind.ingest.options import ExtractChoice, ExtractMode, auto_extract
 from graphmind.llm import LLM, Ledger, Provider, ResponseCache
 from graphmind.llm.models import OFFLINE_MODELS, default_gguf_path, offline_model_path
 from graphmind.store import GraphStore
@@ -179,6 +180,16 @@ def choose_llm(settings: Settings) -> LLMChoice:
             "no local model: run scripts/fetch_model.py, or set GRAPHMIND_LLM_GGUF_PATH"
         )
     return LLMChoice("none")
+
+
+def build_extract(settings: Settings, mode: ExtractChoice) -> ExtractMode:
+    """The extraction a build with ``mode`` runs: ``auto`` made concrete for the
+    configured LLM (``auto_extract``: the LLM's triplets from an endpoint, spaCy's with
+    the offline models or none); ConfigError when the LLM settings contradict themselves."""
+    if mode != "auto":
+        return mode
+    kind = choose_llm(settings).kind
+    return auto_extract(None if kind == "none" else kind == "llama-cpp")
 
 
 def make_provider(settings: Settings) -> Provider | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from graphmind.extract.fast import DEFAULT_MODEL
 from helpers.cli import graphmind
 
 
@@ -115,9 +117,16 @@ def test_build_command_chunk_only_then_rebuild(tmp_path: Path, store_env: dict[s
 def test_build_without_an_llm_says_what_to_do(tmp_path: Path) -> None:
     corpus = Path(__file__).parent / "fixtures" / "corpus"
     env = {"GRAPHMIND_EMBEDDER": "hash:384", "GRAPHMIND_MODEL_DIR": str(tmp_path / "models")}
-    result = graphmind(tmp_path, "build", str(corpus), env=env)
+    result = graphmind(tmp_path, "build", str(corpus), "--extract", "llm", env=env)
     assert result.returncode == 2
     assert "fetch_model.py" in result.stderr and "--extract none" in result.stderr
+    assert "Traceback" not in result.stderr
+    if importlib.util.find_spec(DEFAULT_MODEL) is None:
+        return  # the default (auto) then needs the spaCy pipeline: test_extract_fast
+    default = graphmind(tmp_path, "build", str(corpus), "--json", env=env)
+    assert default.returncode == 0, default.stderr  # with no LLM, auto is spaCy's graph
+    report = json.loads(default.stdout)
+    assert report["extraction"].startswith("fast:") and report["counts"]["Triplet"] > 0
 
 
 def test_build_with_the_episodic_layer_and_communities_command(

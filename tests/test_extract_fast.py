@@ -18,9 +18,12 @@ from graphmind.core.recipes import PPR, TRIPLET
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.extract.extractor import ChunkText
 from graphmind.extract.fast import DEFAULT_MODEL, FastExtractor, topic_name
+from graphmind.extract.heuristic import heuristic_response
 from graphmind.ingest.build import FAST_COMMUNITIES, run_build
 from graphmind.ingest.options import BuildOptions
 from graphmind.ingest.pipeline import BuildPipeline
+from graphmind.llm.client import LLM
+from graphmind.llm.scripted import ScriptedProvider
 from graphmind.store.base import GraphStore
 
 needs_model = pytest.mark.skipif(
@@ -125,6 +128,29 @@ def test_fast_build_writes_the_llm_extractors_graph(
     assert top(TRIPLET, "Lise Meitner born in Vienna") == "Lise Meitner"
     assert top(TRIPLET, "Zombie Hunter directed by Kevin King") == "Zombie Hunter (film)"
     assert top(PPR, "Kevin King") == "Zombie Hunter (film)"
+
+
+@needs_model
+@pytest.mark.parametrize("in_process", [True, False])
+def test_auto_extraction_is_spacy_beside_an_offline_model_and_the_llm_at_an_endpoint(
+    open_store: StoreFactory, passages: Path, tmp_path: Path, in_process: bool
+) -> None:
+    store = open_store()
+    store.ensure_schema(HASH_SPEC)
+    provider = ScriptedProvider(heuristic_response, in_process=in_process)
+    llm = LLM(provider, cache=None)
+    options = BuildOptions()  # extract="auto"
+    report = run_build(
+        store, HashingEmbedder(HASH_SPEC), llm, [str(passages)], options, CommunityOptions()
+    )
+    assert report.documents_new == 3 and report.communities["levels"]
+    if in_process:  # built as --extract fast: no extraction call, no summary call
+        assert report.extraction == MODE and provider.calls == 0
+        assert FAST_COMMUNITIES in [n.reason for n in report.notes]
+        assert ("Lise Meitner", "born in", "Vienna") in triplets(store)
+    else:  # an endpoint extracts and summarises
+        assert report.extraction == "llm:scripted" and provider.calls > 3
+        assert FAST_COMMUNITIES not in [n.reason for n in report.notes] and triplets(store)
 
 
 @needs_model

@@ -17,7 +17,7 @@ import pytest
 
 from graphmind.config import Settings, load_settings
 from graphmind.core.errors import ConfigError, LLMError
-from graphmind.factories import describe_llm, make_llm
+from graphmind.factories import build_extract, describe_llm, make_llm
 from graphmind.llm import DEFAULT_OFFLINE_MODEL, OFFLINE_MODELS
 from graphmind.llm.llamacpp_provider import LlamaCppProvider, llama_cpp_available
 from graphmind.llm.models import OfflineModel, default_gguf_path, fetch_offline_model
@@ -83,6 +83,20 @@ def test_an_endpoint_needs_a_model(settings: Callable[..., Settings], tmp_path: 
     assert llm.model_id == "openai:qwen@http://127.0.0.1:9/v1"
     assert llm.cache is None and llm.concurrency == 4
     assert describe_llm(chosen) == "OpenAI-compatible: qwen at http://127.0.0.1:9/v1"
+
+
+def test_auto_extraction_follows_the_configured_llm(
+    settings: Callable[..., Settings], tmp_path: Path
+) -> None:
+    assert build_extract(settings(), "auto") == "fast"  # no LLM at all
+    install_fake_default(tmp_path / "models")
+    assert build_extract(settings(), "auto") == "fast"  # the offline model: spaCy is quicker
+    endpoint = settings(llm_base_url="http://127.0.0.1:9/v1", llm_model="qwen")
+    assert build_extract(endpoint, "auto") == "llm"
+    assert build_extract(endpoint, "none") == "none"
+    assert build_extract(settings(), "llm") == "llm"  # asked for: kept, even offline
+    with pytest.raises(ConfigError, match="GRAPHMIND_LLM_MODEL"):
+        build_extract(settings(llm_provider="openai"), "auto")
 
 
 def test_an_endpoint_wins_over_a_fetched_model(

@@ -22,7 +22,7 @@ from graphmind.communities.pipeline import (
 )
 from graphmind.core.progress import Progress
 from graphmind.ingest.loaders import LoadFailure
-from graphmind.ingest.options import BuildOptions, BuildReport
+from graphmind.ingest.options import BuildOptions, BuildReport, settle_extract
 from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.store.base import GraphStore
 
@@ -61,6 +61,7 @@ def run_build(
     """Build ``paths`` into ``store`` through ``STAGES`` (incremental, resumable)."""
     options.check()
     community_options.check()
+    options, llm = settle_extract(options, llm)
     report = BuildPipeline(store, embedder, llm, options, progress).run(paths)
     if report.interrupted:
         return report

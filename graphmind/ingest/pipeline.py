@@ -49,6 +49,7 @@ from graphmind.ingest.options import (
     DEFAULT_CHUNK_SIZE,
     BuildOptions,
     BuildReport,
+    settle_extract,
 )
 from graphmind.store.base import DELETE_BATCH, GraphStore, Row, iter_batches
 
@@ -85,6 +86,7 @@ class BuildPipeline:
         progress: Progress | None = None,
     ) -> None:
         options.check()
+        options, llm = settle_extract(options, llm)
         if options.extract == "llm" and llm is None:
             raise ConfigError(
                 "no LLM is configured for extraction: run scripts/fetch_model.py for the "
@@ -100,6 +102,7 @@ class BuildPipeline:
         self._cpu_started = time.process_time()
         self.fast = FastExtractor(options.fast_model) if options.extract == "fast" else None
         self.extract_mode = self._extract_mode()
+        self.report.extraction = self.extract_mode
         self._writing: list[_Planned] = []  # the batch whose write may be in flight
         self._processed = 0  # planned documents written, found written, or refused
         self._advanced = 0  # of those, shown on the progress bar

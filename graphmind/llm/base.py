@@ -35,7 +35,8 @@ class Provider(Protocol):
     ``supports_schema`` constrains the output to it; without one, or where the
     backend cannot, it asks for any JSON (JSON mode, else instructions in the
     prompt). ``model_id`` identifies the model in cache keys; ``concurrency`` is
-    how many calls may usefully run at once (1 for an in-process model).
+    how many calls may usefully run at once (1 for an in-process model);
+    ``in_process``: the model runs in this process (on its CPU), not at an endpoint.
     ``odds`` asks for the log-probabilities of some fields' options (``Completion.odds``),
     where the provider can read them.
     Errors are LLMError: LLMRequestError when this one request was refused.
@@ -44,6 +45,7 @@ class Provider(Protocol):
     model_id: str
     supports_schema: bool
     concurrency: int
+    in_process: bool
 
     def complete(
         self,

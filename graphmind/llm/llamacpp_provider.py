@@ -66,6 +66,7 @@ class LlamaCppProvider:
 
     supports_schema = True
     concurrency = 1
+    in_process = True
 
     def __init__(
         self,

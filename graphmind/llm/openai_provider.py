@@ -104,6 +104,7 @@ class OpenAIProvider:
         self.sleep = sleep
         self.mode: Mode = "json_schema"
         self.supports_schema = True
+        self.in_process = False
         self._token_param = "max_tokens"
         self._logprobs = True  # until the server refuses them
         self._lock = threading.Lock()

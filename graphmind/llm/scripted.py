@@ -29,7 +29,8 @@ def estimate_tokens(text: str) -> int:
 class ScriptedProvider:
     """Answers each request with ``responder(messages)``: text, or a full Completion.
 
-    ``calls`` counts requests; ``requests``, ``schemas`` and ``max_tokens`` keep what each asked.
+    ``calls`` counts requests; ``requests``, ``schemas`` and ``max_tokens`` keep what each asked;
+    ``in_process`` stands in for an offline model (a build's ``extract="auto"`` is then fast).
     """
 
     def __init__(
@@ -39,11 +40,13 @@ class ScriptedProvider:
         model_id: str = "scripted",
         supports_schema: bool = True,
         concurrency: int = 8,
+        in_process: bool = False,
     ) -> None:
         self.responder = responder
         self.model_id = model_id
         self.supports_schema = supports_schema
         self.concurrency = concurrency
+        self.in_process = in_process
         self.requests: list[list[Message]] = []
         self.schemas: list[dict[str, Any] | None] = []
         self.max_tokens: list[int] = []  # each request's token cap

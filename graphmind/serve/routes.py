@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from graphmind.ask.options import Scope
 from graphmind.core.decision import Round
 from graphmind.core.errors import BadInputError
-from graphmind.ingest.options import BuildOptions, ExtractMode
+from graphmind.ingest.options import BuildOptions, ExtractChoice
 from graphmind.mcp_server import AUDIT_ROWS, audit_parameters, audit_queries
 from graphmind.memory.render import decision_as_dict
 from graphmind.serve.auth import require_token
@@ -201,9 +201,9 @@ def _too_large(most: int) -> str:
 
 def _build_options(svc: Service, fields: dict[str, str]) -> BuildOptions:
     extract = fields.get("extract") or svc.settings.build.extract
-    if extract not in ("llm", "fast", "none"):
-        raise BadInputError(f"extract must be llm, fast or none, got {extract!r}")
-    mode: ExtractMode = extract  # type: ignore[assignment]
+    if extract not in ("auto", "llm", "fast", "none"):
+        raise BadInputError(f"extract must be auto, llm, fast or none, got {extract!r}")
+    mode: ExtractChoice = extract  # type: ignore[assignment]
     return replace(svc.settings.build, extract=mode)
 
 
@@ -217,7 +217,7 @@ def _built(report: Any) -> tuple[int, dict[str, Any]]:
 
 @router.post("/documents", dependencies=Writes, tags=["documents"])
 async def upload(request: Request, svc: Svc) -> Response:
-    """Upload files (multipart ``files``; form field ``extract``: llm, fast or none) and
+    """Upload files (multipart ``files``; form field ``extract``: auto, llm, fast or none) and
     build them. With ``Accept: text/event-stream``: ``progress`` events, then ``report``.
     Files not built are named in the report with the reason, as ``graphmind build`` does;
     when nothing was built the answer is that error (status 422)."""

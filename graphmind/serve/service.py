@@ -22,7 +22,13 @@ from graphmind.core.decision import Decision, Round
 from graphmind.core.errors import BadInputError, ConfigError, EmptyStoreError, NotFoundError
 from graphmind.core.progress import Progress
 from graphmind.embed import Embedder
-from graphmind.factories import choose_llm, make_embedder, make_llm, open_store
+from graphmind.factories import (
+    build_extract,
+    choose_llm,
+    make_embedder,
+    make_llm,
+    open_store,
+)
 from graphmind.ingest.documents import DeleteReport, DocumentInfo
 from graphmind.ingest.options import BuildOptions, BuildReport
 from graphmind.llm import LLM, Ledger
@@ -273,6 +279,7 @@ class Service:
         from graphmind.ingest.build import run_build
 
         options.check()
+        options = replace(options, extract=build_extract(self.settings, options.extract))
         community = self.settings.communities
         community.check()
         if not files:
