@@ -133,11 +133,14 @@ def test_a_chunk_only_store_has_no_graph_list_and_round_one_stays_vector(
 def test_first_round_takes_the_graph_list_or_fuses_it_with_the_vector_list() -> None:
     lists = {VECTOR_CHUNK: ["a", "b", "c"], GRAPH_PPR: ["c", "d", "a"]}
     assert first_round(lists, ["a", "b", "c"], 2, "vector") == ["a", "b"]
-    # the walk's first, the nearest chunk second (the walk ranked it third), then the walk
-    assert first_round(lists, ["a", "b", "c"], 2, "graph") == ["c", "a"]
-    assert first_round(lists, ["a", "b", "c"], 3, "graph") == ["c", "a", "d"]
-    assert first_round(lists, ["d", "b", "c"], 3, "graph") == ["c", "d", "a"]  # 2nd already
-    assert first_round(lists, ["b", "a", "c"], 4, "graph") == ["c", "b", "d", "a"]  # not walked
+    # the nearest chunk first (the walk ranked it third), then the walk
+    assert first_round(lists, ["a", "b", "c"], 2, "graph") == ["a", "c"]
+    assert first_round(lists, ["a", "b", "c"], 3, "graph") == ["a", "c", "d"]
+    assert first_round(lists, ["d", "b", "c"], 3, "graph") == ["d", "c", "a"]  # 2nd: moved up
+    assert first_round(lists, ["c", "b", "a"], 3, "graph") == ["c", "d", "a"]  # the walk's 1st
+    assert first_round(lists, ["b", "a", "c"], 4, "graph") == ["b", "c", "d", "a"]  # not walked
+    # a later round's walk is shown as walked
+    assert first_round(lists, ["a", "b", "c"], 3, "graph", lead=False) == ["c", "d", "a"]
     # reciprocal rank: a (1st, 3rd) and c (3rd, 1st) tie ahead of b and d; ties by id
     assert first_round(lists, ["a", "b", "c"], 3, "fused") == ["a", "c", "b"]
 

@@ -110,13 +110,12 @@ def first_round(
     """The ``k`` chunks round 1 shows first: the chunks ``nearest`` the question (naive's
     vector top-k), the graph retriever's walk (``graph``), or the two fused by reciprocal
     rank (``fused``). Without a graph list (a chunk-only store) it is always ``nearest``.
-    With ``lead``, the walk's list keeps the nearest chunk among its first two (second,
-    when the walk ranks it lower), so the list never holds less of the gold at 2 than
-    vector top-k's first (docs/graph-retrieval.md)."""
+    With ``lead``, the nearest chunk comes first and the walk's list follows, so the list
+    never holds less of the gold at 1 than vector top-k, nor at 2 than its first, and the
+    model reads the passage nearest the question first (docs/graph-retrieval.md)."""
     graph = lists.get(GRAPH_PPR, [])
     if first == "vector" or not graph:
         return list(nearest[:k])
     if first == "graph":
-        second = [c for c in nearest[:1] if lead and c not in graph[:2]]
-        return list(dict.fromkeys([*graph[:1], *second, *graph]))[:k]
+        return list(dict.fromkeys([*nearest[:1], *graph] if lead else graph))[:k]
     return [c for c, _, _ in fuse([{VECTOR_CHUNK: list(nearest), GRAPH_PPR: graph}], k)]
