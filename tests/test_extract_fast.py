@@ -133,7 +133,7 @@ def test_fast_build_writes_the_llm_extractors_graph(
 @needs_model
 @pytest.mark.parametrize("in_process", [True, False])
 def test_auto_extraction_is_spacy_beside_an_offline_model_and_the_llm_at_an_endpoint(
-    open_store: StoreFactory, passages: Path, tmp_path: Path, in_process: bool
+    open_store: StoreFactory, passages: Path, in_process: bool
 ) -> None:
     store = open_store()
     store.ensure_schema(HASH_SPEC)

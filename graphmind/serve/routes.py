@@ -11,7 +11,7 @@ import asyncio
 import json
 import time
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
@@ -201,7 +201,7 @@ def _too_large(most: int) -> str:
 
 def _build_options(svc: Service, fields: dict[str, str]) -> BuildOptions:
     extract = fields.get("extract") or svc.settings.build.extract
-    if extract not in ("auto", "llm", "fast", "none"):
+    if extract not in get_args(ExtractChoice):
         raise BadInputError(f"extract must be auto, llm, fast or none, got {extract!r}")
     mode: ExtractChoice = extract  # type: ignore[assignment]
     return replace(svc.settings.build, extract=mode)
