@@ -33,12 +33,14 @@ def test_real_model_builds_a_few_paragraphs(tmp_path: Path, store_env: dict[str,
         "Otto Hahn was a German chemist born in Frankfurt in 1879."
     )
     started = time.perf_counter()
-    report = api.build([tmp_path / "corpus"], BuildOptions(), settings)
+    # The offline model would build spaCy's graph by default (auto): ask for its triplets.
+    report = api.build([tmp_path / "corpus"], BuildOptions(extract="llm"), settings)
     seconds = time.perf_counter() - started
     print(
         f"\nreal 0.5B build: {report.chunks_written} chunks in {seconds:.1f}s, "
         f"LLM {report.llm['total']}"
     )
+    assert report.extraction.startswith("llm:"), report.extraction
     assert report.documents_new == 2 and report.chunks_written == 2
     assert report.chunks_failed == 0
     assert report.llm["tasks"]["extract"]["calls"] == 2
