@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from graphmind.ask.models import MAX_STATEMENTS
 from graphmind.core.decision import full_answer, numbered_sources, numbered_statements
 from graphmind.llm.base import Message
 from graphmind.memory.decisions import read_decision
@@ -158,3 +159,34 @@ def test_the_full_answer_also_reads_what_the_other_rounds_used(
     [sent] = [m for m in calls if is_explain(m)]
     assert "More passages" not in sent[-1]["content"] and "Mara Quill" not in sent[-1]["content"]
     assert [s.chunks for s in decision.explanation] == [[chunk_of(corpus_store, "Aldo Vance")]]
+
+
+def test_a_full_answer_that_copies_row_by_row_keeps_a_few_sentences(
+    corpus_store: GraphStore, tmp_path: Path
+) -> None:
+    # a small model copying a table packs a dozen real sentences into its four
+    copied = [
+        "Silent Harbor was recorded in Port Ellis. Silent Harbor was recorded in 1998.",
+        "Aldo Vance directed Silent Harbor. Aldo Vance directed a movie. Port Ellis was a "
+        "location in 1998.",
+        "Mara Quill shot a movie. Mara Quill was in Dunmore. Dunmore is a city.",
+        "Brask opened a movie theatre. Critics shot at the Brask theatre. Tom Reed was a "
+        "city clerk.",
+    ]
+
+    def respond(messages: list[Message]) -> str:
+        if is_explain(messages):
+            every = list(candidates_in(messages))
+            return json.dumps({"sentences": [{"text": t, "citations": every} for t in copied]})
+        return responder(messages)
+
+    decision = loop(corpus_store, tmp_path, respond, explain=True, k=5).ask(QUESTION)
+    assert decision.answer == "Port Ellis"
+    texts = [s.text for s in decision.explanation]
+    assert len(texts) == MAX_STATEMENTS < 11  # every one of the 11 is stated by a passage
+    assert texts[:3] == [
+        "Silent Harbor was recorded in Port Ellis.",
+        "Silent Harbor was recorded in 1998.",
+        "Aldo Vance directed Silent Harbor.",
+    ]
+    assert "Tom Reed was a city clerk." not in texts

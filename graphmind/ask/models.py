@@ -43,6 +43,9 @@ class OneCountry(BaseModel):
 
 MAX_SENTENCES = 4
 SENTENCE_CHARS = 400
+# the real sentences a full answer keeps: a "sentence" may be several, and a small model
+# that copies a table writes a dozen row by row (17 in one answer on Python's manual)
+MAX_STATEMENTS = 6
 
 
 class Sentence(BaseModel):

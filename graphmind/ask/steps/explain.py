@@ -4,7 +4,7 @@ short answer was read from, each citing the passages it rests on."""
 from __future__ import annotations
 
 from graphmind.ask.grading import grounded
-from graphmind.ask.models import MAX_CITATIONS, Answer, FullAnswer
+from graphmind.ask.models import MAX_CITATIONS, MAX_STATEMENTS, Answer, FullAnswer
 from graphmind.ask.options import EXPLAIN_MAX_TOKENS, EXPLAIN_MORE
 from graphmind.ask.prompts import answer_messages, explain_messages
 from graphmind.ask.rules.attribution import attribute
@@ -24,8 +24,9 @@ def explain(
     (up to ``EXPLAIN_MORE``) follow in the same turn, numbered after the conversation's:
     what the loop went on to find explains the answer too. Each sentence cites the shown
     passages that state it (``rules.attribution``); one that none states, or that says
-    nothing beyond the question's own words, is left out. Returns the sentences and the
-    passages they cite beyond ``cited``; nothing for an abstention."""
+    nothing beyond the question's own words, is left out, and the first ``MAX_STATEMENTS``
+    are kept. Returns the sentences and the passages they cite beyond ``cited``; nothing
+    for an abstention."""
     if chosen is None or not answer:
         return [], []
     talk = _conversation(tools, state, chosen, answer, cited)
@@ -43,7 +44,7 @@ def explain(
         if part.text not in said and not restates(part.text, state.question, ""):
             chunks = [shown[n - 1].id for n in part.citations]
             said[part.text] = Statement(part.text, list(dict.fromkeys(chunks)))
-    statements = list(said.values())
+    statements = list(said.values())[:MAX_STATEMENTS]
     known = {c.id for c in cited}
     by_id = {c.id: c for c in shown}
     extra = dict.fromkeys(c for s in statements for c in s.chunks if c not in known)
