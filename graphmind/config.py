@@ -126,6 +126,9 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(180.0, gt=0, description="seconds per call")
     llm_context: int = Field(4096, gt=0, description="context window of a local model")
     llm_threads: int | None = Field(None, gt=0, description="CPU threads of a local model")
+    llm_saved_prompts_mb: int = Field(
+        512, ge=0, description="memory for a local model's saved prompt states; 0 keeps none"
+    )
     llm_cache: str | None = Field(None, description="response cache file; 'off' disables")
     model_dir: str = Field(
         "~/.cache/graphmind/models", description="where scripts/fetch_model.py puts GGUF files"

@@ -216,7 +216,10 @@ def make_provider(settings: Settings) -> Provider | None:
 
         assert choice.gguf_path is not None
         return LlamaCppProvider(
-            choice.gguf_path, n_ctx=settings.llm_context, n_threads=settings.llm_threads
+            choice.gguf_path,
+            n_ctx=settings.llm_context,
+            n_threads=settings.llm_threads,
+            saved_prompts_bytes=settings.llm_saved_prompts_mb << 20,
         )
     return None
 

@@ -176,3 +176,72 @@ def local_llm(*, max_tokens: int, greedy_first: bool = True) -> LLM:
         pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
     provider = LlamaCppProvider(path, n_ctx=2048, greedy_first=greedy_first)
     return LLM(provider, cache=None, max_tokens=max_tokens)
+
+
+def test_saved_prompts_are_found_by_their_longest_shared_prefix_and_bounded() -> None:
+    import numpy as np
+
+    from graphmind.llm.llamacpp_states import MIN_SHARED, PrefixStates, SavedState
+
+    def state(tokens: list[int], size: int) -> SavedState:
+        return SavedState(np.array(tokens, dtype=np.intc), b"\0" * size)
+
+    def ids(*tail: int) -> list[int]:
+        return [*range(MIN_SHARED), *tail]  # MIN_SHARED tokens in common, then ``tail``
+
+    saved = PrefixStates(capacity_bytes=100)
+    saved[ids(1, 2)] = state(ids(1, 2), 40)
+    saved[ids(1, 2, 3, 4)] = state(ids(1, 2, 3, 4), 40)
+    assert saved[ids(1, 2, 3, 9)].input_ids.tolist() == ids(1, 2, 3, 4)
+    assert saved[ids(1, 7)].input_ids.tolist()[-2:] == [1, 2]  # 65 shared, not 64
+    with pytest.raises(KeyError):
+        saved[[*range(MIN_SHARED - 1), 5]]  # fewer than MIN_SHARED in common: not restored
+    # over capacity: the least recently used goes (the one just found stays)
+    saved[[7] * MIN_SHARED] = state([7] * MIN_SHARED, 40)
+    assert len(saved.states) == 2 and tuple(ids(1, 2)) in saved.states
+    saved[[8] * MIN_SHARED] = state([8] * MIN_SHARED, 101)  # larger than all: not kept
+    assert tuple([8] * MIN_SHARED) not in saved.states
+    assert bool(saved) and not PrefixStates(0)
+
+
+@pytest.mark.slow
+def test_a_conversation_resumed_after_another_reads_only_its_new_turn() -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    path = default_gguf_path(load_settings().model_path)
+    if path is None:
+        pytest.skip("no default model: run scripts/fetch_model.py")
+    passages = " ".join(
+        f"Town {i} lies on river {i * 7 % 13} and has {i * 3} bridges." for i in range(24)
+    )
+    first = [MESSAGES[0], {"role": "user", "content": passages}]
+    other = [MESSAGES[0], {"role": "user", "content": "Otto Hahn was born in Frankfurt."}]
+
+    def resumed(provider: LlamaCppProvider, between: bool) -> tuple[str, int]:
+        said = provider.complete(first, schema=SCHEMA, max_tokens=24, temperature=0.0).text
+        if between:
+            provider.complete(other, schema=SCHEMA, max_tokens=24, temperature=0.0)
+        read: list[int] = []
+        llama = provider._llama
+        evaluate = llama.eval
+        llama.eval = lambda tokens: (read.append(len(tokens)), evaluate(tokens))[1]
+        going_on = [
+            *first,
+            {"role": "assistant", "content": said},
+            {"role": "user", "content": "Now the rivers, as entities."},
+        ]
+        out = provider.complete(going_on, schema=SCHEMA, max_tokens=24, temperature=0.0)
+        llama.eval = evaluate
+        return out.text, read[0]  # the prompt's tokens read; then one a generated token
+
+    saving = LlamaCppProvider(path, n_ctx=2048)
+    text, read = resumed(saving, between=True)
+    assert saving.saved is not None and saving.saved.restored == 1
+    assert read < 200  # the new turn and its schema, not the passages again (about 400)
+    saving.close()
+    # the same as resuming straight after the first call, from the context itself
+    plain = LlamaCppProvider(path, n_ctx=2048, saved_prompts_bytes=0)
+    assert resumed(plain, between=False) == (text, read)
+    plain.close()
+
+
+SCHEMA = output_schema(Entities)

@@ -25,6 +25,7 @@ from graphmind.llm.base import (
 )
 from graphmind.llm.bounds import StringBounds, string_limits
 from graphmind.llm.llamacpp_sampling import install
+from graphmind.llm.llamacpp_states import PrefixStates, install_states
 from graphmind.llm.loops import repeated_tail
 from graphmind.llm.models import known_model_for
 from graphmind.llm.odds import OddsReader, OddsRequest
@@ -76,6 +77,7 @@ class LlamaCppProvider:
         n_threads: int | None = None,
         schema_in_prompt: bool = True,
         greedy_first: bool = True,
+        saved_prompts_bytes: int = 512 << 20,
     ) -> None:
         self.model_path = model_path
         self.n_ctx = n_ctx
@@ -84,6 +86,10 @@ class LlamaCppProvider:
         # at temperature 0, check the grammar on the best token before the whole vocabulary
         # (the same output, 1.6x the tokens a second: ``llamacpp_sampling``)
         self.greedy_first = greedy_first
+        # the KV cells of recent prompts, so a conversation resumed after other calls reads
+        # only its new turn (``llamacpp_states``)
+        self.saved_prompts_bytes = saved_prompts_bytes
+        self.saved: PrefixStates | None = None
         self.model_id = gguf_model_id(model_path)
         self._llama: Any = None
         self._lock = threading.Lock()
@@ -111,6 +117,7 @@ class LlamaCppProvider:
             raise LLMError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
         if self.greedy_first:
             install(self._llama)
+        self.saved = install_states(self._llama, self.saved_prompts_bytes)
         return self._llama
 
     def complete(
@@ -200,10 +207,13 @@ class LlamaCppProvider:
         return keep_bounds
 
     def reset_context(self) -> None:
-        """Forget the evaluated prompt, so the next call reuses no prefix (fair timing)."""
+        """Forget the evaluated and the saved prompts, so the next call reuses no prefix
+        (fair timing)."""
         with self._lock:
             if self._llama is not None:
                 self._llama.reset()
+            if self.saved is not None:
+                self.saved.clear()
 
     def close(self) -> None:
         """Free the model (it is loaded again on the next call)."""
@@ -211,6 +221,7 @@ class LlamaCppProvider:
             if self._llama is not None:
                 self._llama.close()
                 self._llama = None
+                self.saved = None
 
 
 class _Written:
