@@ -25,7 +25,7 @@ import json
 import random
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +118,12 @@ def echoes(question: str, d: Decision) -> bool:
 
 
 def ask_all(
-    settings: Settings, llm: LLM, questions: list[dict[str, Any]], results: Path, k: int
+    settings: Settings,
+    llm: LLM,
+    questions: list[dict[str, Any]],
+    results: Path,
+    k: int,
+    configs: Sequence[str] = CONFIGS,
 ) -> None:
     """Each question by each configuration, appended to ``results`` (done ones skipped)."""
 
@@ -136,7 +141,7 @@ def ask_all(
     def line(row: Row) -> str:
         return f"{row['seconds']:6.1f}s {len(row['sentences'])} sentence(s) {row['answer'][:50]!r}"
 
-    ask_each(settings, questions, CONFIGS, results, answer, line)
+    ask_each(settings, questions, configs, results, answer, line)
 
 
 def explain_seconds(llm: LLM) -> float:
@@ -283,6 +288,11 @@ def main() -> int:
     parser.add_argument("--store", help="a Neo4j URI instead of the run's FalkorDB Lite file")
     parser.add_argument("--no-judge", action="store_true", help="ask only")
     parser.add_argument(
+        "--configs",
+        default=",".join(CONFIGS),
+        help="comma-separated, of naive and loop (the judge needs both)",
+    )
+    parser.add_argument(
         "--retrieval-only",
         action="store_true",
         help="no LLM: whether each list's top passages hold the manual's reference answer",
@@ -291,6 +301,9 @@ def main() -> int:
     args.run_dir.mkdir(parents=True, exist_ok=True)
     try:
         questions = chosen(args.questions, args.limit, args.ids)
+        configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+        if not configs or set(configs) - set(CONFIGS):
+            raise GraphMindError(f"--configs takes {' and '.join(CONFIGS)}, not {args.configs!r}")
         store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
         settings = load_settings(store=store)
         build_manual(settings, args.docs, args.run_dir, args.extract, communities=False)
@@ -303,7 +316,7 @@ def main() -> int:
         if llm is None:
             raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
         results, judged = args.run_dir / "results.jsonl", args.run_dir / "judged.jsonl"
-        ask_all(settings, llm, questions, results, args.k)
+        ask_all(settings, llm, questions, results, args.k, configs)
         if not args.no_judge:
             judge_all(llm, questions, results, judged)  # the same model, at temperature 0
             spot_check(results, judged, args.run_dir / "spot.md")
