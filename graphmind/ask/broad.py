@@ -7,7 +7,8 @@ passages nearest it, the largest top-level ones; fused by reciprocal rank, a com
 and its own parent never both); a map call per community reads its title, summary and
 the passages of it nearest the question and returns the points they make toward the
 question (and, for a community that only had its members' names, a summary, kept in the
-graph unless it is mostly the question's words: lazy summaries); a reduce call writes the
+graph unless it is of the question rather than of the passages: lazy summaries); a
+reduce call writes the
 answer from the best points, each sentence citing points, so each rests on passages and
 communities (when it gives only the question back, as the 1.5B does, the best points are
 the answer; a community its sentences leave out adds its best point), and the decision is
@@ -54,7 +55,8 @@ MAP_MAX_TOKENS = 320  # title, summary, three points
 REDUCE_MAX_TOKENS = 400  # five sentences with their point numbers
 NO_POINT = "its passages say nothing toward the question"
 LAZY = "lazy"  # summary_status of a summary written at question time
-ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept
+ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept,
+BORROWED = 2  # nor one with this many of the question's words that its passages lack
 
 
 def scope_of(options: AskOptions, store: GraphStore, question: str) -> Literal["deep", "broad"]:
@@ -224,17 +226,22 @@ def _map(tools: Tools, state: AskState, community: Reached) -> None:
         for p in out.points
         if p.text and any(1 <= n <= count for n in p.passages)
     ]
-    if not described and out.title and out.summary and not _echoes(out, state.question):
+    read = [head, *(f"{c.title} {c.text}" for c in community.shown)]
+    if not described and out.title and out.summary and not _echoes(out, state.question, read):
         community.title, community.summary, community.status = out.title, out.summary, LAZY
 
 
-def _echoes(out: CommunityPoints, question: str) -> bool:
-    """Whether a map call's title and summary are mostly the question's own words: a
-    summary of the question, not of the community (the 1.5B wrote one for a logging
-    community, kept, the map call of a later question about saving objects copied it as
-    a point)."""
+def _echoes(out: CommunityPoints, question: str, read: list[str]) -> bool:
+    """Whether a map call's title and summary are of the question, not of the community:
+    mostly the question's own words (the 1.5B wrote one for a logging community, kept,
+    and the map call of a later question about saving objects copied it as a point), or
+    ``BORROWED`` of the question's words that nothing it ``read`` says (a summary of the
+    random and readline modules "for making long-running programs observable, handling
+    logging, warnings, tracebacks", kept, went into the answers of two later questions)."""
     said = content_stems(f"{out.title} {out.summary}")
-    return not said or len(said & content_stems(question)) >= ECHO_SHARE * len(said)
+    asked = content_stems(question)
+    borrowed = (said & asked) - content_stems(" ".join(read))
+    return not said or len(said & asked) >= ECHO_SHARE * len(said) or len(borrowed) >= BORROWED
 
 
 def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> None:
