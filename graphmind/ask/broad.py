@@ -7,12 +7,11 @@ passages nearest it, the largest top-level ones; fused by reciprocal rank, a com
 and its own parent never both); a map call per community reads its title, summary and
 the passages of it nearest the question and returns the points they make toward the
 question (and, for a community that only had its members' names, a summary, kept in the
-graph unless it is of the question rather than of the passages: lazy summaries); a
-reduce call writes the
-answer from the best points, each sentence citing points, so each rests on passages and
-communities (when it gives only the question back, as the 1.5B does, the best points are
-the answer; a community its sentences leave out adds its best point), and the decision is
-auditable like a deep one (``EVALUATED`` edges to the communities).
+graph unless it is of the question rather than of the passages: lazy summaries); a reduce
+call writes the answer from the best points, each sentence citing points, so each rests
+on passages and communities (when it gives only the question back, as the 1.5B does, the
+best points are the answer; a community its sentences leave out adds its best point), and
+the decision is auditable like a deep one (``EVALUATED`` edges to the communities).
 """
 
 from __future__ import annotations
