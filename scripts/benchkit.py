@@ -5,11 +5,12 @@ into a run's store (``build_manual``) and the run files' rows and numbers (``rea
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import statistics
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,15 @@ def build_manual(
     if communities:
         built["communities"] = report.communities
     marker.write_text(json.dumps(built))
+
+
+def parse_configs(parser: argparse.ArgumentParser, given: str, known: Collection[str]) -> list[str]:
+    """The comma-separated configurations ``--configs`` named, each one of ``known`` (else
+    the parser's usage error)."""
+    configs = [c.strip() for c in given.split(",") if c.strip()]
+    if not configs or set(configs) - set(known):
+        parser.error(f"--configs takes some of {', '.join(known)} (got {given!r})")
+    return configs
 
 
 def chosen(path: Path, limit: int | None, ids: str | None) -> list[dict[str, Any]]:

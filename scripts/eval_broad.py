@@ -58,6 +58,7 @@ from scripts.benchkit import (
     build_manual,
     chosen,
     median,
+    parse_configs,
     read_jsonl,
 )
 
@@ -310,10 +311,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.docs is None and args.check_judge is None:
         parser.error("--docs is required (the manual's HTML folder), unless --check-judge")
-    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
-    unknown = [c for c in configs if c not in CONFIGS]
-    if unknown or not configs:
-        parser.error(f"--configs takes some of {', '.join(CONFIGS)} (got {args.configs!r})")
+    configs = parse_configs(parser, args.configs, CONFIGS)
     try:
         args.run_dir.mkdir(parents=True, exist_ok=True)
         if args.check_judge:

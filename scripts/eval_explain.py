@@ -52,6 +52,7 @@ from scripts.benchkit import (
     build_manual,
     chosen,
     median,
+    parse_configs,
     read_jsonl,
     share,
 )
@@ -298,12 +299,10 @@ def main() -> int:
         help="no LLM: whether each list's top passages hold the manual's reference answer",
     )
     args = parser.parse_args()
+    configs = parse_configs(parser, args.configs, CONFIGS)
     args.run_dir.mkdir(parents=True, exist_ok=True)
     try:
         questions = chosen(args.questions, args.limit, args.ids)
-        configs = [c.strip() for c in args.configs.split(",") if c.strip()]
-        if not configs or set(configs) - set(CONFIGS):
-            raise GraphMindError(f"--configs takes {' and '.join(CONFIGS)}, not {args.configs!r}")
         store = args.store or f"falkordb-lite://{(args.run_dir / 'store.db').resolve()}"
         settings = load_settings(store=store)
         build_manual(settings, args.docs, args.run_dir, args.extract, communities=False)
