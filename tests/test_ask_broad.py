@@ -15,7 +15,7 @@ from buildkit import HASH_SPEC, build, provider_of, scripted_llm
 from conftest import StoreFactory
 from graphmind.ask.loop import AskLoop
 from graphmind.ask.options import AskOptions
-from graphmind.ask.rules.question import broad_question
+from graphmind.ask.rules.question import broad_question, whole_collection
 from graphmind.communities.pipeline import build_communities
 from graphmind.core.decision import both_answers, full_answer
 from graphmind.core.errors import BadInputError
@@ -272,6 +272,48 @@ def test_deep_questions_and_stores_without_communities_go_to_the_loop(
     assert asker(communities, tmp_path / "auto")[0].ask(BROAD).mode == "loop"
     with pytest.raises(BadInputError, match="no communities"):
         asker(communities, tmp_path / "broad", scope="broad")[0].ask(BROAD)
+
+
+@pytest.mark.parametrize(
+    ("question", "whole"),
+    [(BROAD, True), ("What kinds of work did Bella Brook's colleagues do together?", False)],
+)
+def test_the_largest_communities_are_read_only_for_a_question_about_the_whole(
+    communities: GraphStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    question: str,
+    whole: bool,
+) -> None:
+    ran: list[str] = []
+    run = communities.run
+
+    def spy(name: str, params: object = None, **kwargs: object) -> object:
+        ran.append(name)
+        return run(name, params, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(communities, "run", spy)
+    loop, _ = asker(communities, tmp_path, scope="broad")
+    assert loop.ask(question).mode == "broad"
+    assert ("ask/broad_top_communities" in ran) is whole
+
+
+@pytest.mark.parametrize(
+    ("question", "whole"),
+    [
+        (BROAD, True),
+        ("Summarize these documents.", True),
+        ("What topics does the manual cover?", True),
+        ("What are the key risks discussed in these contracts?", False),
+        ("Summarize what the documentation says about concurrency.", False),
+        ("Which modules, functions and settings does the manual mark as deprecated?", False),
+        ("Who directed Free Guy?", False),  # not broad at all
+    ],
+)
+def test_a_question_about_the_whole_collection_is_told_from_one_about_a_subject(
+    question: str, whole: bool
+) -> None:
+    assert whole_collection(question) is whole
 
 
 @pytest.mark.parametrize(

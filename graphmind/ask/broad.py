@@ -2,16 +2,17 @@
 community layer, not from the ten passages nearest the question.
 
 GraphRAG's global search, bounded for a small local model: the communities the question
-reaches are ranked (their summaries nearest the question, the communities of the
-passages nearest it, the largest top-level ones; fused by reciprocal rank, a community
-and its own parent never both); a map call per community reads its title, summary and
-the passages of it nearest the question and returns the points they make toward the
-question (and, for a community that only had its members' names, a summary, kept in the
-graph unless it is of the question rather than of the passages: lazy summaries); a reduce
-call writes the answer from the best points, each sentence citing points, so each rests
-on passages and communities (when it gives only the question back, as the 1.5B does, the
-best points are the answer; a community its sentences leave out adds its best point), and
-the decision is auditable like a deep one (``EVALUATED`` edges to the communities).
+reaches are ranked (their summaries nearest the question, the communities of the passages
+nearest it, and for a question about the whole collection the largest top-level ones; fused
+by reciprocal rank, a community and its own parent never both); a map call per community
+reads its title, summary and the passages of it nearest the question and returns the points
+they make toward the question (and, for a community that only had its members' names, a
+summary, kept in the graph unless it is of the question rather than of the passages: lazy
+summaries); a reduce call writes the answer from the best points, each sentence citing
+points, so each rests on passages and communities (when it gives only the question back, as
+the 1.5B does, the best points are the answer; a community its sentences leave out adds its
+best point), and the decision is auditable like a deep one (``EVALUATED`` edges to the
+communities).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from graphmind.ask.models import BroadAnswer, CommunityPoints, Point
 from graphmind.ask.options import AskOptions
 from graphmind.ask.prompts import passages, prompt
 from graphmind.ask.retrieve import RRF_K, candidates
-from graphmind.ask.rules.question import broad_question
+from graphmind.ask.rules.question import broad_question, whole_collection
 from graphmind.ask.rules.text import content_stems, restates
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.gather import embed
@@ -47,7 +48,7 @@ from graphmind.store.base import GraphStore
 COMMUNITY_SOURCE = "community"  # the list a broad answer's passages come from
 NEAREST_CHUNKS = 30  # passages nearest the question: the communities they lead to
 NEAREST_SUMMARIES = 12  # community summaries nearest the question
-LARGEST = 4  # the largest top-level communities, for questions about the whole
+LARGEST = 4  # the largest top-level communities, for questions about the whole collection
 POOL = 12  # a community's passages considered (most mentioned first)
 PASSAGE_CHARS = 700  # of each passage the map call reads
 MAP_MAX_TOKENS = 320  # title, summary, three points
@@ -126,7 +127,10 @@ def answer_broad(tools: Tools, state: AskState) -> Broad:
 
 def _reach(tools: Tools, state: AskState, width: int) -> tuple[list[Reached], list[str]]:
     """The ``width`` communities the question reaches best, a community and its parent
-    never both (their passages would repeat), and the passages nearest the question."""
+    never both (their passages would repeat), and the passages nearest the question. The
+    largest communities join only for a question about the whole collection: for one
+    subject across it ("what risks does the manual describe for untrusted input?") they
+    took a slot in every answer with points about ``math.acos`` or ``itertools.tee``."""
     store = tools.store
     vector = embed(tools, state, [state.question])[0]
     nearest = [h.id for h in store.vector_search("Chunk", vector, NEAREST_CHUNKS)]
@@ -139,8 +143,9 @@ def _reach(tools: Tools, state: AskState, width: int) -> tuple[list[Reached], li
     lists = [
         sorted(through, key=lambda c: (-through[c], c)),
         [h.id for h in store.vector_search("Community", vector, NEAREST_SUMMARIES)],
-        [r["id"] for r in store.run("ask/broad_top_communities", {"limit": LARGEST})],
     ]
+    if whole_collection(state.question):  # what "the main themes" are made of
+        lists.append([r["id"] for r in store.run("ask/broad_top_communities", {"limit": LARGEST})])
     scores: dict[str, float] = defaultdict(float)
     for ranking in lists:
         for rank, community in enumerate(ranking, start=1):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from graphmind.ask.rules.text import STOPWORDS
+from graphmind.ask.rules.text import STOPWORDS, content_stems
 from graphmind.core.scoring import normalize_answer
 
 TEMPORAL = re.compile(
@@ -113,3 +113,22 @@ def broad_question(question: str) -> bool:
     """Whether ``question`` asks about the collection as a whole ("What are the main
     themes of these documents?") rather than for a fact ("Who directed Free Guy?")."""
     return bool(_BROAD.search(question))
+
+
+# The words a question about the collection as a whole is made of ("What are the main
+# themes across these documents?"): its form, and names for the collection and its parts.
+_COLLECTION = content_stems(
+    "main key major common recurring overall central principal important themes topics "
+    "ideas points concerns trends patterns issues areas categories kinds types sorts "
+    "subjects documents documentation docs corpus collection texts articles pages manual "
+    "files sources across summarise summarize summary overview general big picture whole "
+    "discuss describe cover say mention talk contain these this those give tell list various "
+    "different"
+)
+
+
+def whole_collection(question: str) -> bool:
+    """Whether a broad ``question`` is about the whole collection ("What are the main
+    themes of these documents?": no word but its form and the collection's names) rather
+    than one subject across it ("What are the main risks of untrusted input?")."""
+    return broad_question(question) and not content_stems(question) - _COLLECTION
