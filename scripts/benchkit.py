@@ -226,15 +226,21 @@ def ask_each(
     results: Path,
     answer: Answerer,
     line: Callable[[Row], str],
+    replay: Collection[str] = (),
 ) -> None:
     """Each question by each configuration, its row (``answer``) appended to ``results``
-    and a progress line (``line``) printed; pairs already in ``results`` are skipped."""
+    and a progress line (``line``) printed; pairs already in ``results`` are skipped,
+    except that those of a ``replay`` configuration are asked again and their rows left as
+    they are (a restored record's answers, asked from its responses, write into the new
+    store what they wrote first)."""
     done = {(r["id"], r["config"]) for r in read_jsonl(results)}
     embedder = make_embedder(settings)
     with open_store(settings) as store:
         for n, q in enumerate(questions, start=1):
             for config in configs:
                 if (q["id"], config) in done:
+                    if config in replay:
+                        answer(store, embedder, q, config)
                     continue
                 row = answer(store, embedder, q, config)
                 append_jsonl(results, row)

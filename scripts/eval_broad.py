@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import statistics
 import sys
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from graphmind.config import Settings, load_settings
 from graphmind.core.decision import Decision, full_answer, numbered_sources
 from graphmind.core.errors import GraphMindError
 from graphmind.embed.base import Embedder
+from graphmind.eval.carry import restore_responses, save_responses
 from graphmind.eval.pairwise import (
     Choice,
     Judgement,
@@ -71,6 +73,8 @@ CONFIGS: dict[str, dict[str, str]] = {
     BROAD: {"scope": "broad"},
 }
 CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
+RESULTS = "results.jsonl"
+RECORD_FILES = (RESULTS, "judged.jsonl")  # with the responses: what --record carries
 ANSWER_CHARS = 3000  # of each answer shown to the judge
 JUDGE_MAX_TOKENS = 48  # four one-character choices in JSON
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -150,8 +154,10 @@ def ask_all(
     results: Path,
     k: int,
     configs: list[str],
+    replay: bool = False,
 ) -> None:
-    """Each question by each configuration, appended to ``results`` (done ones skipped)."""
+    """Each question by each configuration, appended to ``results`` (done ones skipped;
+    broad's asked again from the responses when ``replay``: its lazy summaries)."""
 
     def answer(store: GraphStore, embedder: Embedder, q: dict[str, Any], config: str) -> Row:
         return answer_row(
@@ -164,7 +170,7 @@ def ask_all(
             f"communities {row['answer'][:50]!r}"
         )
 
-    ask_each(settings, questions, configs, results, answer, line)
+    ask_each(settings, questions, configs, results, answer, line, [BROAD] if replay else [])
 
 
 def others(configs: list[str]) -> list[str]:
@@ -302,6 +308,12 @@ def main() -> int:
     parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated")
     parser.add_argument("--no-judge", action="store_true", help="ask only")
     parser.add_argument(
+        "--record",
+        type=Path,
+        help="a folder the run's answers, judgements and model responses are saved to, "
+        "and restored from into a new --run-dir (eval-records/...)",
+    )
+    parser.add_argument(
         "--check-judge",
         type=Path,
         metavar="REFERENCES",
@@ -323,11 +335,17 @@ def main() -> int:
         if llm is None:
             raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
         build_manual(settings, args.docs, args.run_dir, "fast", communities=True)
-        results, judged = args.run_dir / "results.jsonl", args.run_dir / "judged.jsonl"
-        ask_all(settings, llm, questions, results, args.k, configs)
-        if not args.no_judge:
-            llm.temperature = 0.0  # the judge's, whatever the answers were asked at
-            judge_all(llm, questions, results, judged, configs)
+        results, judged = args.run_dir / RESULTS, args.run_dir / "judged.jsonl"
+        replay = restore(args.record, args.run_dir) if args.record else False
+        try:
+            ask_all(settings, llm, questions, results, args.k, configs, replay)
+            if not args.no_judge:
+                llm.temperature = 0.0  # the judge's, whatever the answers were asked at
+                judge_all(llm, questions, results, judged, configs)
+        finally:  # an interrupted run keeps what it asked
+            if args.record:
+                count = save(args.run_dir, args.record)
+                print(f"{args.record}: {count} model responses", file=sys.stderr)
         table = report(questions, results, judged, configs)
         (args.run_dir / "report.json").write_text(json.dumps(table, indent=2))
     except (GraphMindError, OSError, json.JSONDecodeError) as exc:
@@ -335,6 +353,29 @@ def main() -> int:
         return 1
     print(json.dumps(table, indent=2))
     return 0
+
+
+def restore(record: Path, run_dir: Path) -> bool:
+    """Lay ``record`` out in a new ``run_dir`` (its answers, judgements and model
+    responses); whether it did, so that broad's answers are asked again from the
+    responses and write their lazy summaries into the freshly built store."""
+    if (run_dir / RESULTS).exists() or not (record / RESULTS).is_file():
+        return False
+    restore_responses(record, run_dir)
+    for name in RECORD_FILES:
+        if (record / name).is_file():
+            shutil.copyfile(record / name, run_dir / name)
+    return True
+
+
+def save(run_dir: Path, record: Path) -> int:
+    """Write the run's answers, judgements and model responses into ``record`` (no store:
+    a resumed run builds the manual again); returns how many responses."""
+    record.mkdir(parents=True, exist_ok=True)
+    for name in RECORD_FILES:
+        if (run_dir / name).is_file():
+            shutil.copyfile(run_dir / name, record / name)
+    return save_responses(run_dir, record)
 
 
 def judge_check(args: argparse.Namespace) -> int:

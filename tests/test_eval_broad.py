@@ -15,13 +15,16 @@ import pytest
 from pydantic import ValidationError
 
 from graphmind.ask.options import AskOptions
+from graphmind.config import load_settings
 from graphmind.core.decision import Citation, Decision, Statement, Sufficiency
 from graphmind.core.errors import GraphMindError
+from graphmind.factories import CACHE_FILE
 from graphmind.llm.base import Completion, Message
+from graphmind.llm.cache import ResponseCache
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from scripts import eval_broad
-from scripts.benchkit import append_jsonl, chosen, read_jsonl
+from scripts.benchkit import append_jsonl, ask_each, chosen, read_jsonl
 from scripts.eval_broad import (
     CRITERIA,
     JUDGE_MAX_TOKENS,
@@ -356,3 +359,41 @@ def test_check_judge_needs_reference_answers(
     )
     assert eval_broad.main() == 1
     assert "needs at least two questions with a reference answer" in capsys.readouterr().err
+
+
+def test_a_record_carries_answers_judgements_and_responses_to_a_new_run(tmp_path: Path) -> None:
+    first, record, second = tmp_path / "first", tmp_path / "record", tmp_path / "second"
+    first.mkdir()
+    results_file(first)
+    append_jsonl(first / "judged.jsonl", judged("q1", "1", "2"))
+    with ResponseCache(first / CACHE_FILE) as cache:
+        cache.put(
+            "key", Completion(text="a point", prompt_tokens=9, completion_tokens=2, model="m")
+        )
+    assert eval_broad.save(first, record) == 1
+    assert eval_broad.restore(record, second)  # a new run: laid out, broad to be replayed
+    for name in ("results.jsonl", "judged.jsonl"):
+        assert read_jsonl(second / name) == read_jsonl(first / name)
+    with ResponseCache(second / CACHE_FILE) as cache:
+        got = cache.get("key")
+    assert got is not None and got.text == "a point"
+    # a run that holds answers already is never overwritten by a record
+    append_jsonl(second / "results.jsonl", {"id": "q9", "config": "naive"})
+    assert not eval_broad.restore(record, second)
+    assert read_jsonl(second / "results.jsonl")[-1]["id"] == "q9"
+
+
+def test_a_replayed_configuration_is_asked_again_but_its_row_is_kept(tmp_path: Path) -> None:
+    questions, results = results_file(tmp_path)
+    before = read_jsonl(results)
+    asked: list[tuple[str, str]] = []
+
+    def answer(store: object, embedder: object, q: dict[str, Any], config: str) -> dict[str, Any]:
+        asked.append((q["id"], config))
+        return {"id": q["id"], "config": config, "seconds": 1.0}
+
+    settings = load_settings(store=f"falkordb-lite://{tmp_path / 'store.db'}")
+    ask_each(settings, questions, ["naive", "broad"], results, answer, str, replay=["broad"])
+    # broad's three answers again, in the questions' order; naive's one missing answer
+    assert asked == [("q1", "broad"), ("q2", "broad"), ("q3", "naive"), ("q3", "broad")]
+    assert read_jsonl(results) == [*before, {"id": "q3", "config": "naive", "seconds": 1.0}]

@@ -46,6 +46,12 @@ def save_record(run_dir: Path, dest: Path) -> int:
     (dest / RESULTS_FILE).write_text(  # of a killed run is left out, as a resume does
         "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), "utf-8"
     )
+    return save_responses(run_dir, dest)
+
+
+def save_responses(run_dir: Path, dest: Path) -> int:
+    """Write the model responses cached in ``run_dir`` into ``dest`` (gzipped JSON lines);
+    returns how many."""
     count = 0
     # mtime 0: saving the same responses twice writes the same bytes
     with (
@@ -57,6 +63,19 @@ def save_record(run_dir: Path, dest: Path) -> int:
             out.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
             count += 1
     return count
+
+
+def restore_responses(src: Path, run_dir: Path) -> int:
+    """Load the responses saved in ``src`` into the response cache of ``run_dir``;
+    returns how many were new to it."""
+    try:
+        with (
+            gzip.open(src / RESPONSES_FILE, "rt", encoding="utf-8") as lines,
+            ResponseCache(run_dir / CACHE_FILE) as cache,
+        ):
+            return cache.load(json.loads(line) for line in lines if line.strip())
+    except (OSError, EOFError, ValueError, KeyError, TypeError) as exc:
+        raise BadInputError(f"{src / RESPONSES_FILE} is damaged ({exc!r})") from None
 
 
 def restore_record(src: Path, run_dir: Path, data_root: Path | None = None) -> int:
@@ -97,14 +116,8 @@ def restore_record(src: Path, run_dir: Path, data_root: Path | None = None) -> i
         except (ValueError, AttributeError) as exc:  # JSONDecodeError is a ValueError
             raise BadInputError(f"{path}, result {number}: not a result record ({exc})") from None
     run_dir.mkdir(parents=True, exist_ok=True)
-    try:  # the responses first: a damaged record leaves no results to resume from
-        with (
-            gzip.open(src / RESPONSES_FILE, "rt", encoding="utf-8") as lines,
-            ResponseCache(run_dir / CACHE_FILE) as cache,
-        ):
-            added = cache.load(json.loads(line) for line in lines if line.strip())
-    except (OSError, EOFError, ValueError, KeyError, TypeError) as exc:
-        raise BadInputError(f"{src / RESPONSES_FILE} is damaged ({exc!r})") from None
+    # the responses first: a damaged record leaves no results to resume from
+    added = restore_responses(src, run_dir)
     for name in RECORD_FILES:
         if (src / name).is_file():
             shutil.copyfile(src / name, run_dir / name)
