@@ -132,23 +132,28 @@ def test_a_broad_question_is_answered_from_the_communities(
     assert len(d.rounds[0].judgement.verdicts) == 3 and verdicts <= {"used", "rejected"}
 
 
-def echoing_reduce(messages: list[Message]) -> str:
+# the 1.5B's way of giving the question back: its words, with a few of its own
+PADDED = "The main themes across these documents are described in detail by the documents."
+
+
+def echoing_reduce(messages: list[Message], echo: str = BROAD) -> str:
     """A small model's reduce call: the question back, citing every point."""
     if is_reduce(messages):
         cited = list(range(1, len(_POINT.findall(messages[1]["content"])) + 1))
-        return json.dumps({"sentences": [{"text": BROAD, "citations": cited}]})
+        return json.dumps({"sentences": [{"text": echo, "citations": cited}]})
     return broad_model(messages)
 
 
+@pytest.mark.parametrize("echo", [BROAD, PADDED])
 def test_when_the_reduce_call_only_restates_the_question_the_best_points_answer(
-    communities: GraphStore, tmp_path: Path
+    communities: GraphStore, tmp_path: Path, echo: str
 ) -> None:
-    loop, _ = asker(communities, tmp_path, responder=echoing_reduce)
+    loop, _ = asker(communities, tmp_path, responder=lambda m: echoing_reduce(m, echo))
     d = loop.ask(BROAD)
     assert d.mode == "broad" and not d.abstained
     texts = [s.text for s in d.explanation]
     # the points with a shown passage, best score first; not the one no passage states
-    assert texts and "Something no passage says." not in texts and BROAD not in texts
+    assert texts and "Something no passage says." not in texts and echo not in texts
     shown = {c.id for c in d.rounds[0].candidates}
     assert all(s.chunks and set(s.chunks) <= shown for s in d.explanation)
     assert {c.verdict for c in d.communities} == {"used"}

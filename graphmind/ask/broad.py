@@ -27,7 +27,7 @@ from graphmind.ask.options import AskOptions
 from graphmind.ask.prompts import passages, prompt
 from graphmind.ask.retrieve import RRF_K, candidates
 from graphmind.ask.rules.question import broad_question, whole_collection
-from graphmind.ask.rules.text import content_stems, restates
+from graphmind.ask.rules.text import content_stems
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.gather import embed
 from graphmind.communities.incremental import has_communities
@@ -57,6 +57,7 @@ NO_POINT = "its passages say nothing toward the question"
 LAZY = "lazy"  # summary_status of a summary written at question time
 ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept,
 BORROWED = 2  # nor one with this many of the question's words that its passages lack
+ECHOED = 2 / 3  # a sentence or point this much made of the question's words is left out
 
 
 def scope_of(options: AskOptions, store: GraphStore, question: str) -> Literal["deep", "broad"]:
@@ -243,9 +244,20 @@ def _echoes(out: CommunityPoints, question: str, read: list[str]) -> bool:
     random and readline modules "for making long-running programs observable, handling
     logging, warnings, tracebacks", kept, went into the answers of two later questions)."""
     said = content_stems(f"{out.title} {out.summary}")
-    asked = content_stems(question)
-    borrowed = (said & asked) - content_stems(" ".join(read))
-    return not said or len(said & asked) >= ECHO_SHARE * len(said) or len(borrowed) >= BORROWED
+    borrowed = (said & content_stems(question)) - content_stems(" ".join(read))
+    return _of_question(said, question, ECHO_SHARE) or len(borrowed) >= BORROWED
+
+
+def _of_question(said: set[str], question: str, share: float) -> bool:
+    """Whether words ``said`` are none, or at least ``share`` of them the question's."""
+    return not said or len(said & content_stems(question)) >= share * len(said)
+
+
+def _echo(text: str, question: str) -> bool:
+    """Whether a sentence or point mostly gives the question back: "The documentation
+    provides a detailed explanation of Python's object model, including identity, type,
+    value, and mutability" (the 1.5B's reduce call, for a question asking how it does)."""
+    return _of_question(content_stems(text), question, ECHOED)
 
 
 def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> None:
@@ -266,7 +278,7 @@ def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> No
 
 def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) -> list[Statement]:
     """The answer's sentences from the numbered points, each resting on the passages of
-    the points it cites; a sentence citing none, or only restating the question, is left
+    the points it cites; a sentence citing none, or mostly restating the question, is left
     out."""
     lines = [f"[{n}] ({c.title}) {p.text}" for n, (p, c) in enumerate(ranked, start=1)]
     messages = [
@@ -288,7 +300,7 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
         text = " ".join(sentence.text.split())
         cited = [ranked[n - 1] for n in sentence.citations if 1 <= n <= len(ranked)]
         chunks = [c.shown[i - 1].id for p, c in cited for i in p.passages]
-        if text and chunks and not restates(text, state.question, ""):
+        if text and chunks and not _echo(text, state.question):
             statements.append(Statement(text, list(dict.fromkeys(chunks))))
     return statements
 
@@ -299,7 +311,7 @@ def _points(
     """The reduce call's sentences (``written``), then the best point of each community
     none of them cites, as a sentence on its passages: a small model writes one sentence
     where the points came from four parts of the collection. With no sentence written (the
-    reduce call only restated the question), the best points themselves. Points that only
+    reduce call only restated the question), the best points themselves. Points that mostly
     restate the question, and repeats, are left out; at most ``BroadAnswer.limit``."""
     statements = {s.text: s for s in written}
     cited = {c for s in written for c in s.chunks}
@@ -308,7 +320,7 @@ def _points(
         if written and community.id in covered:
             continue
         text = " ".join(point.text.split())
-        if text and text not in statements and not restates(text, question, ""):
+        if text and text not in statements and not _echo(text, question):
             chunks = [community.shown[i - 1].id for i in point.passages]
             statements[text] = Statement(text, list(dict.fromkeys(chunks)))
             covered.add(community.id)
