@@ -18,7 +18,8 @@ a bootstrap 95% interval), wins, ties and losses (Wilson's interval), what the v
 alone give, how often the two orders name the same winner and how far the judge leaned on
 position (the judge's noise), and the median seconds per configuration. Answers and
 judgements are appended to ``results.jsonl`` and ``judged.jsonl`` (resumable) and model
-responses cached in the run.
+responses cached in the run; ``--record FOLDER`` saves the three there and starts a new run
+directory from them (``eval-records/pydocs-broad``).
 """
 
 from __future__ import annotations
