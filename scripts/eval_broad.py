@@ -74,8 +74,8 @@ CONFIGS: dict[str, dict[str, str]] = {
     BROAD: {"scope": "broad"},
 }
 CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
-RESULTS = "results.jsonl"
-RECORD_FILES = (RESULTS, "judged.jsonl")  # with the responses: what --record carries
+RESULTS, JUDGED = "results.jsonl", "judged.jsonl"
+RECORD_FILES = (RESULTS, JUDGED)  # with the responses: what --record carries
 ANSWER_CHARS = 3000  # of each answer shown to the judge
 JUDGE_MAX_TOKENS = 48  # four one-character choices in JSON
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -336,7 +336,7 @@ def main() -> int:
         if llm is None:
             raise GraphMindError("no model: run scripts/fetch_model.py or set an endpoint")
         build_manual(settings, args.docs, args.run_dir, "fast", communities=True)
-        results, judged = args.run_dir / RESULTS, args.run_dir / "judged.jsonl"
+        results, judged = args.run_dir / RESULTS, args.run_dir / JUDGED
         replay = restore(args.record, args.run_dir) if args.record else False
         try:
             ask_all(settings, llm, questions, results, args.k, configs, replay)
