@@ -132,6 +132,40 @@ def test_a_broad_question_is_answered_from_the_communities(
     assert len(d.rounds[0].judgement.verdicts) == 3 and verdicts <= {"used", "rejected"}
 
 
+# a passage that names nobody: in no community, and nearest the question
+UNNAMED = "The main themes across these documents are work and meetings, the documents say."
+
+
+@pytest.fixture
+def with_unnamed(open_store: StoreFactory, tmp_path: Path) -> GraphStore:
+    """The two circles, and a passage no community holds that answers in its own words."""
+    corpus = write_clusters(tmp_path / "corpus")
+    (corpus / "overview.txt").write_text(UNNAMED)
+    store = open_store()
+    build(store, [corpus], scripted_llm(tmp_path / "extract.sqlite", extraction), resolve="off")
+    build_communities(store, HashingEmbedder(HASH_SPEC), None)
+    return store
+
+
+@pytest.mark.parametrize("nearest", [2, 0])
+def test_the_nearest_passages_no_community_read_are_one_more_part(
+    with_unnamed: GraphStore, tmp_path: Path, nearest: int
+) -> None:
+    loop, llm = asker(with_unnamed, tmp_path, broad_nearest=nearest)
+    d = loop.ask(BROAD)
+    maps = [m for m in requests(llm) if is_map(m)]
+    local = [m for m in maps if "Group: the passages nearest the question" in m[1]["content"]]
+    shown = {c.text: c for c in d.rounds[0].candidates}
+    # the communities' map calls, and (unless off) one for the passage none of them holds
+    assert len(maps) == 2 + bool(nearest) and len(local) == bool(nearest)
+    assert (UNNAMED in shown) is bool(nearest)
+    assert len(d.communities) == 2  # verdicts are for communities only
+    if nearest:
+        assert "Entities:" not in local[0][1]["content"]
+        assert shown[UNNAMED].sources == ["vector:chunk"]
+        assert any(shown[UNNAMED].id in s.chunks for s in d.explanation)
+
+
 # the 1.5B's way of giving the question back: its words, with a few of its own
 PADDED = "The main themes across these documents are described in detail by the documents."
 
@@ -183,6 +217,33 @@ def test_a_one_sentence_answer_is_followed_by_the_best_point_of_each_part_it_lef
     assert texts[1:] == [other]
     assert {c.verdict for c in d.communities} == {"used"}
     assert d.rounds[0].judgement.sufficiency == "INFERRABLE"
+
+
+def repeating_reduce(messages: list[Message]) -> str:
+    """The 1.5B's reduce call: the first point, then the same point again with a word
+    changed, then the second point with its community's title copied before it."""
+    if is_reduce(messages):
+        (first, second, *_) = _POINT.findall(messages[1]["content"])
+        sentences = [
+            {"text": f"One theme: {first[2]}", "citations": [1]},
+            {"text": f"One theme again: {first[2]}", "citations": [1]},
+            {"text": f"({second[1]}) {second[2]}", "citations": [2]},
+        ]
+        return json.dumps({"sentences": sentences})
+    return broad_model(messages)
+
+
+def test_a_sentence_repeating_the_ones_before_it_is_left_out_and_copied_titles_dropped(
+    communities: GraphStore, tmp_path: Path
+) -> None:
+    loop, llm = asker(communities, tmp_path, responder=repeating_reduce)
+    d = loop.ask(BROAD)
+    (reduce_call,) = [m for m in requests(llm) if is_reduce(m)]
+    first, second, *_ = _POINT.findall(reduce_call[1]["content"])
+    texts = [s.text for s in d.explanation]
+    assert texts[:2] == [f"One theme: {first[2]}", second[2]]
+    assert not any(t.startswith(("One theme again", "(")) for t in texts)
+    assert all(s.chunks for s in d.explanation)
 
 
 def test_the_decision_and_its_communities_are_in_the_graph(

@@ -4,14 +4,16 @@ community layer, not from the ten passages nearest the question.
 GraphRAG's global search, bounded for a small local model: the communities the question
 reaches are ranked (their summaries nearest the question, the communities of the passages
 nearest it, and for a question about the whole collection the largest top-level ones; fused
-by reciprocal rank, a community and its own parent never both); a map call per community
+by reciprocal rank, a community and its own parent never both). A map call per community
 reads its title, summary and the passages of it nearest the question and returns the points
-they make toward the question (and, for a community that only had its members' names, a
-summary, kept in the graph unless it is of the question rather than of the passages: lazy
-summaries); a reduce call writes the answer from the best points, each sentence citing
-points, so each rests on passages and communities (when it gives only the question back, as
-the 1.5B does, the best points are the answer; a community its sentences leave out adds its
-best point), and the decision is auditable like a deep one (``EVALUATED`` edges to the
+they make toward the question; one more reads the passages nearest the question that no
+community read (the local beside the global, as LightRAG's hybrid mode). A community that
+only had its members' names keeps the summary its map call wrote, unless it is of the
+question rather than of the passages (lazy summaries). A reduce call writes the answer from
+the best points, each sentence citing points, so each rests on passages and communities
+(when it gives only the question back, as the 1.5B does, the best points are the answer; a
+part its sentences leave out adds its best point; a sentence repeating one before it is left
+out), and the decision is auditable like a deep one (``EVALUATED`` edges to the
 communities).
 """
 
@@ -26,6 +28,7 @@ from graphmind.ask.models import BroadAnswer, CommunityPoints, Point
 from graphmind.ask.options import AskOptions
 from graphmind.ask.prompts import passages, prompt
 from graphmind.ask.retrieve import RRF_K, candidates
+from graphmind.ask.retrievers.chunk import VECTOR_CHUNK
 from graphmind.ask.rules.question import broad_question, whole_collection
 from graphmind.ask.rules.text import content_stems
 from graphmind.ask.state import AskState, Tools
@@ -54,10 +57,12 @@ PASSAGE_CHARS = 700  # of each passage the map call reads
 MAP_MAX_TOKENS = 320  # title, summary, three points
 REDUCE_MAX_TOKENS = 400  # five sentences with their point numbers
 NO_POINT = "its passages say nothing toward the question"
+NEAREST = "the passages nearest the question"  # the part read beside the communities
 LAZY = "lazy"  # summary_status of a summary written at question time
 ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept,
 BORROWED = 2  # nor one with this many of the question's words that its passages lack
-ECHOED = 2 / 3  # a sentence or point this much made of the question's words is left out
+ECHOED = 2 / 3  # a sentence or point this much made of the question's words is left out,
+REPEATED = 3 / 4  # and one this much made of the words of a sentence before it
 
 
 def scope_of(options: AskOptions, store: GraphStore, question: str) -> Literal["deep", "broad"]:
@@ -92,6 +97,11 @@ class Reached:
     points: list[Point] = field(default_factory=list)
     failed: bool = False
 
+    @property
+    def community(self) -> bool:
+        """Whether this part is a community (not the passages nearest the question)."""
+        return bool(self.id)
+
 
 @dataclass
 class Broad:
@@ -110,20 +120,20 @@ def answer_broad(tools: Tools, state: AskState) -> Broad:
     started = time.perf_counter()
     with state.timed("store"):
         reached, nearest = _reach(tools, state, opts.broad_communities)
-        _read_passages(tools, reached, nearest, opts.broad_passages)
+        parts = _read_passages(tools, reached, nearest, opts)
     state.retrieve_ms += (time.perf_counter() - started) * 1000
     state.queries.append(state.question)
-    for community in reached:
-        _map(tools, state, community)
+    for part in parts:
+        _map(tools, state, part)
     _keep_summaries(tools, state, reached)
-    ranked = sorted(((p, c) for c in reached for p in c.points), key=lambda pc: -pc[0].score)[
+    ranked = sorted(((p, c) for c in parts for p in c.points), key=lambda pc: -pc[0].score)[
         : opts.broad_points
     ]
     statements = _reduce(tools, state, ranked) if ranked else []
     # the reduce call only restated the question: the points stand; else the parts of
     # the collection its sentences left out add their best point each
     statements = _points(ranked, state.question, statements)
-    return _verdicts(reached, ranked, statements, state.question)
+    return _verdicts(parts, ranked, statements, state.question)
 
 
 def _reach(tools: Tools, state: AskState, width: int) -> tuple[list[Reached], list[str]]:
@@ -174,9 +184,14 @@ def _reach(tools: Tools, state: AskState, width: int) -> tuple[list[Reached], li
     return picked, nearest
 
 
-def _read_passages(tools: Tools, reached: list[Reached], nearest: list[str], per: int) -> None:
-    """Each community's ``per`` passages, those ``nearest`` the question first (else the
-    most mentioned), none read twice."""
+def _read_passages(
+    tools: Tools, reached: list[Reached], nearest: list[str], opts: AskOptions
+) -> list[Reached]:
+    """Each community's ``broad_passages`` passages, those ``nearest`` the question first
+    (else the most mentioned), none read twice; then, as one more part, the
+    ``broad_nearest`` of naive's ``k`` nearest passages that no community read: where one
+    passage answers ("pass encoding='utf-8'"), naive's first passage said more than four
+    communities' points (LightRAG's hybrid mode reads the local beside the global too)."""
     rank = {c: n for n, c in enumerate(nearest)}
     pools: dict[str, list[str]] = defaultdict(list)
     rows = tools.store.run(
@@ -188,26 +203,37 @@ def _read_passages(tools: Tools, reached: list[Reached], nearest: list[str], per
     chosen: dict[str, list[str]] = {}
     for community in reached:
         pool = sorted(pools[community.id], key=lambda c: rank.get(c, len(rank)))
-        chosen[community.id] = [c for c in pool if c not in taken][:per]
+        chosen[community.id] = [c for c in pool if c not in taken][: opts.broad_passages]
         taken.update(chosen[community.id])
+    local = Reached(id="", level=0, title=NEAREST, summary="", status=NEAREST, parent=None)
+    chosen[local.id] = [c for c in nearest[: opts.k] if c not in taken][: opts.broad_nearest]
+    parts = [*reached, local] if chosen[local.id] else reached
     found = candidates(
         tools.store,
-        [(c, 0.0, [COMMUNITY_SOURCE]) for r in reached for c in chosen[r.id]],
-        tools.options.retrieve.max_triplets,
+        [
+            (c, 0.0, [COMMUNITY_SOURCE if part.community else VECTOR_CHUNK])
+            for part in parts
+            for c in chosen[part.id]
+        ],
+        opts.retrieve.max_triplets,
     )
     by_id = {c.id: c for c in found}
-    for community in reached:
-        community.shown = [by_id[c] for c in chosen[community.id] if c in by_id]
+    for part in parts:
+        part.shown = [by_id[c] for c in chosen[part.id] if c in by_id]
+    return parts
 
 
 def _map(tools: Tools, state: AskState, community: Reached) -> None:
-    """The points one community's passages make toward the question (one call)."""
+    """The points one community's passages (or the nearest passages) make toward the
+    question (one call)."""
     if not community.shown:
         return
     # a summary, or (names only) the members' "Entities: a, b, c."
     described = community.status != "names"
     label = "Summary: " if described else ""
-    head = f"Group: {community.title}\n{label}{community.summary}"
+    head = f"Group: {community.title}"
+    if community.community:
+        head += f"\n{label}{community.summary}"
     budget = PASSAGE_CHARS * len(community.shown) // CHARS_PER_TOKEN
     shown = passages(community.shown, budget, facts=False)
     messages = [
@@ -295,14 +321,26 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
             )
     except LLMOutputError:
         return []
+    titles = {c.title for _, c in ranked}
     statements = []
     for sentence in out.sentences:
-        text = " ".join(sentence.text.split())
+        text = _untitled(" ".join(sentence.text.split()), titles)
         cited = [ranked[n - 1] for n in sentence.citations if 1 <= n <= len(ranked)]
         chunks = [c.shown[i - 1].id for p, c in cited for i in p.passages]
         if text and chunks and not _echo(text, state.question):
             statements.append(Statement(text, list(dict.fromkeys(chunks))))
     return statements
+
+
+def _untitled(text: str, titles: set[str]) -> str:
+    """A sentence without the "(community title)" the reduce prompt puts before each point,
+    which the 1.5B copies: "(Extending and Embedding the Python Interpreter, Python/C API
+    Reference Manual, Python Standard Library) The Python Standard Library provides ..."."""
+    if text.startswith("("):
+        inside, _, rest = text[1:].partition(")")
+        if inside.strip() in titles and rest.strip():
+            return rest.strip()
+    return text
 
 
 def _points(
@@ -312,23 +350,38 @@ def _points(
     none of them cites, as a sentence on its passages: a small model writes one sentence
     where the points came from four parts of the collection. With no sentence written (the
     reduce call only restated the question), the best points themselves. Points that mostly
-    restate the question, and repeats, are left out; at most ``BroadAnswer.limit``."""
-    statements = {s.text: s for s in written}
-    cited = {c for s in written for c in s.chunks}
+    restate the question, and sentences that mostly repeat one before them (the 1.5B gives
+    one point back two or three times, a few words changed), are left out; at most
+    ``BroadAnswer.limit``."""
+    said: list[set[str]] = []  # each kept sentence's words
+    statements: list[Statement] = []
+
+    def add(statement: Statement) -> bool:
+        words = content_stems(statement.text)
+        if not words or any(len(words & s) >= REPEATED * len(words) for s in said):
+            return False
+        said.append(words)
+        statements.append(statement)
+        return True
+
+    for statement in written:
+        add(statement)
+    cited = {c for s in statements for c in s.chunks}
     covered = {c.id for _, c in ranked if cited & {p.id for p in c.shown}}
     for point, community in ranked:  # best first
         if written and community.id in covered:
             continue
         text = " ".join(point.text.split())
-        if text and text not in statements and not _echo(text, question):
-            chunks = [community.shown[i - 1].id for i in point.passages]
-            statements[text] = Statement(text, list(dict.fromkeys(chunks)))
+        if not text or _echo(text, question):
+            continue
+        chunks = [community.shown[i - 1].id for i in point.passages]
+        if add(Statement(text, list(dict.fromkeys(chunks)))):
             covered.add(community.id)
-    return list(statements.values())[: BroadAnswer.limit]
+    return statements[: BroadAnswer.limit]
 
 
 def _verdicts(
-    reached: list[Reached],
+    reached: list[Reached],  # the communities, and the nearest passages' part
     ranked: list[tuple[Point, Reached]],
     statements: list[Statement],
     question: str,
@@ -347,7 +400,7 @@ def _verdicts(
     ]
     used_points = [p for p, c in ranked if any(c.shown[i - 1].id in cited for i in p.passages)]
     communities = []
-    for c in reached:
+    for c in (part for part in reached if part.community):
         best = max(c.points, key=lambda p: p.score, default=None)
         uses = any(p.id in cited for p in c.shown)
         reason = "no reply the map step could read" if c.failed else NO_POINT

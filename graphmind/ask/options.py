@@ -42,6 +42,7 @@ class AskOptions:
     scope: Scope = "auto"  # a broad question ("the main themes ...") from the communities
     broad_communities: int = 4  # communities a broad answer reads (one map call each)
     broad_passages: int = 2  # passages of each community the map call reads
+    broad_nearest: int = 2  # and of naive's k nearest that no community read (one more call)
     broad_points: int = 10  # best points the reduce call writes the answer from
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
