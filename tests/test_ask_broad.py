@@ -220,12 +220,14 @@ def test_a_one_sentence_answer_is_followed_by_the_best_point_of_each_part_it_lef
 
 
 def repeating_reduce(messages: list[Message]) -> str:
-    """The 1.5B's reduce call: the first point, then the same point again with a word
-    changed, then the second point with its community's title copied before it."""
+    """The 1.5B's reduce call: the first point running on into the prompt's next point
+    line, then the same point again with a word changed, then the second point with its
+    community's title copied before it."""
     if is_reduce(messages):
         (first, second, *_) = _POINT.findall(messages[1]["content"])
+        run_on = f"One theme: {first[2]}\n[2] ({second[1]}) {second[2][:12]}"
         sentences = [
-            {"text": f"One theme: {first[2]}", "citations": [1]},
+            {"text": run_on, "citations": [1]},
             {"text": f"One theme again: {first[2]}", "citations": [1]},
             {"text": f"({second[1]}) {second[2]}", "citations": [2]},
         ]
@@ -233,7 +235,7 @@ def repeating_reduce(messages: list[Message]) -> str:
     return broad_model(messages)
 
 
-def test_a_sentence_repeating_the_ones_before_it_is_left_out_and_copied_titles_dropped(
+def test_a_sentence_repeating_one_before_it_is_left_out_and_copied_point_lines_dropped(
     communities: GraphStore, tmp_path: Path
 ) -> None:
     loop, llm = asker(communities, tmp_path, responder=repeating_reduce)

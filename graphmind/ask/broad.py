@@ -19,6 +19,7 @@ communities).
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ REDUCE_MAX_TOKENS = 400  # five sentences with their point numbers
 NO_POINT = "its passages say nothing toward the question"
 NEAREST = "the passages nearest the question"  # the part read beside the communities
 LAZY = "lazy"  # summary_status of a summary written at question time
+_POINT_LINE = re.compile(r"(\[\d+\]\s*)?\(([^()]*)\)\s*")  # "[6] (title) " of the reduce prompt
 ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept,
 BORROWED = 2  # nor one with this many of the question's words that its passages lack
 ECHOED = 2 / 3  # a sentence or point this much made of the question's words is left out,
@@ -333,13 +335,17 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
 
 
 def _untitled(text: str, titles: set[str]) -> str:
-    """A sentence without the "(community title)" the reduce prompt puts before each point,
-    which the 1.5B copies: "(Extending and Embedding the Python Interpreter, Python/C API
-    Reference Manual, Python Standard Library) The Python Standard Library provides ..."."""
-    if text.startswith("("):
-        inside, _, rest = text[1:].partition(")")
-        if inside.strip() in titles and rest.strip():
-            return rest.strip()
+    """A sentence without the point lines of the reduce prompt ("[6] (community title)
+    point ...") the 1.5B copies: at its start, the title is taken off; further on (it runs
+    on into the list, "... HTTP clients. [6] (Extending and Embedding the Python
+    Interpreter, ...) The Python Standard Library provides ..."), the sentence ends there."""
+    for line in _POINT_LINE.finditer(text):
+        if line.group(2).strip() not in titles:
+            continue
+        if line.start() == 0:
+            return _untitled(text[line.end() :].strip(), titles)
+        if line.group(1):  # a numbered point line: the model ran on into the list
+            return text[: line.start()].strip()
     return text
 
 
