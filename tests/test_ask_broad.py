@@ -17,7 +17,7 @@ from graphmind.ask.loop import AskLoop
 from graphmind.ask.options import AskOptions
 from graphmind.ask.rules.question import broad_question, whole_collection
 from graphmind.communities.pipeline import build_communities
-from graphmind.core.decision import both_answers, full_answer
+from graphmind.core.decision import Decision, both_answers, full_answer
 from graphmind.core.errors import BadInputError
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.llm.base import Message
@@ -201,13 +201,21 @@ def one_sentence_reduce(messages: list[Message]) -> str:
     return broad_model(messages)
 
 
+def ask_broad(
+    store: GraphStore, tmp_path: Path, responder: Responder
+) -> tuple[Decision, list[tuple[str, str, str]]]:
+    """The broad question's decision, and the points its one reduce call was shown
+    (number, community title, text)."""
+    loop, llm = asker(store, tmp_path, responder=responder)
+    d = loop.ask(BROAD)
+    (reduce_call,) = [m for m in requests(llm) if is_reduce(m)]
+    return d, _POINT.findall(reduce_call[1]["content"])
+
+
 def test_a_one_sentence_answer_is_followed_by_the_best_point_of_each_part_it_left_out(
     communities: GraphStore, tmp_path: Path
 ) -> None:
-    loop, llm = asker(communities, tmp_path, responder=one_sentence_reduce)
-    d = loop.ask(BROAD)
-    (reduce_call,) = [m for m in requests(llm) if is_reduce(m)]
-    points = _POINT.findall(reduce_call[1]["content"])
+    d, points = ask_broad(communities, tmp_path, one_sentence_reduce)
     groups = [group for _, group, _ in points]
     assert len(set(groups)) == 2  # the premise: points from both circles
     texts = [s.text for s in d.explanation]
@@ -238,10 +246,7 @@ def repeating_reduce(messages: list[Message]) -> str:
 def test_a_sentence_repeating_one_before_it_is_left_out_and_copied_point_lines_dropped(
     communities: GraphStore, tmp_path: Path
 ) -> None:
-    loop, llm = asker(communities, tmp_path, responder=repeating_reduce)
-    d = loop.ask(BROAD)
-    (reduce_call,) = [m for m in requests(llm) if is_reduce(m)]
-    first, second, *_ = _POINT.findall(reduce_call[1]["content"])
+    d, (first, second, *_) = ask_broad(communities, tmp_path, repeating_reduce)
     texts = [s.text for s in d.explanation]
     assert texts[:2] == [f"One theme: {first[2]}", second[2]]
     assert not any(t.startswith(("One theme again", "(")) for t in texts)
