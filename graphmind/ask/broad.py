@@ -273,19 +273,19 @@ def _echoes(out: CommunityPoints, question: str, read: list[str]) -> bool:
     logging, warnings, tracebacks", kept, went into the answers of two later questions)."""
     said = content_stems(f"{out.title} {out.summary}")
     borrowed = (said & content_stems(question)) - content_stems(" ".join(read))
-    return _of_question(said, question, ECHO_SHARE) or len(borrowed) >= BORROWED
+    return _mostly(said, content_stems(question), ECHO_SHARE) or len(borrowed) >= BORROWED
 
 
-def _of_question(said: set[str], question: str, share: float) -> bool:
-    """Whether words ``said`` are none, or at least ``share`` of them the question's."""
-    return not said or len(said & content_stems(question)) >= share * len(said)
+def _mostly(said: set[str], of: set[str], share: float) -> bool:
+    """Whether words ``said`` are none, or at least ``share`` of them words ``of``."""
+    return not said or len(said & of) >= share * len(said)
 
 
 def _echo(text: str, question: str) -> bool:
     """Whether a sentence or point mostly gives the question back: "The documentation
     provides a detailed explanation of Python's object model, including identity, type,
     value, and mutability" (the 1.5B's reduce call, for a question asking how it does)."""
-    return _of_question(content_stems(text), question, ECHOED)
+    return _mostly(content_stems(text), content_stems(question), ECHOED)
 
 
 def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> None:
@@ -364,7 +364,7 @@ def _points(
 
     def add(statement: Statement) -> bool:
         words = content_stems(statement.text)
-        if not words or any(len(words & s) >= REPEATED * len(words) for s in said):
+        if not words or any(_mostly(words, s, REPEATED) for s in said):
             return False
         said.append(words)
         statements.append(statement)
@@ -387,14 +387,14 @@ def _points(
 
 
 def _verdicts(
-    reached: list[Reached],  # the communities, and the nearest passages' part
+    parts: list[Reached],
     ranked: list[tuple[Point, Reached]],
     statements: list[Statement],
     question: str,
 ) -> Broad:
     """Verdicts on every passage and community read: used when the answer cites it."""
     cited = {c for s in statements for c in s.chunks}
-    shown = [p for c in reached for p in c.shown]
+    shown = [p for c in parts for p in c.shown]
     reasons = {c.shown[i - 1].id: p.text for p, c in reversed(ranked) for i in p.passages}
     verdicts = [
         Verdict(
@@ -406,7 +406,7 @@ def _verdicts(
     ]
     used_points = [p for p, c in ranked if any(c.shown[i - 1].id in cited for i in p.passages)]
     communities = []
-    for c in (part for part in reached if part.community):
+    for c in (part for part in parts if part.community):
         best = max(c.points, key=lambda p: p.score, default=None)
         uses = any(p.id in cited for p in c.shown)
         reason = "no reply the map step could read" if c.failed else NO_POINT
