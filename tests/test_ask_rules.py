@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphmind.ask.rules.broad_text import Unrepeated, echo, point_line, summary_echoes, untitled
 from graphmind.ask.rules.evidence import supporting
 from graphmind.ask.rules.hops import bridge_hop, first_hop
 from graphmind.ask.rules.question import off_kind, question_entities, restates_question
@@ -227,3 +228,39 @@ def test_an_answer_made_of_the_questions_words_restates_it() -> None:
     assert restates_question(asked, "Avery Brundage")
     assert not restates_question(asked, "Thomas Bach")
     assert not restates_question("Which came first, Alpha or Beta?", "Alpha")
+
+
+TITLE = "Internet Protocols and Support"
+
+
+def test_a_copied_point_line_is_taken_off_a_sentence_or_ends_it() -> None:
+    titles = {TITLE}
+    line = point_line(6, TITLE, "urllib opens URLs.")
+    assert untitled(line[len("[6] ") :], titles) == "urllib opens URLs."  # a leading title
+    ran_on = f"http.client speaks HTTP. {line}"
+    assert untitled(ran_on, titles) == "http.client speaks HTTP."
+    kept = "open() takes a mode (for example 'rb') and returns a file."
+    assert untitled(kept, titles) == kept  # a parenthesis that is no community's title
+
+
+def test_a_sentence_mostly_of_the_question_is_an_echo() -> None:
+    question = "What does the manual say about security risks of untrusted input?"
+    assert echo("The manual describes security risks of untrusted input.", question)
+    assert not echo("pickle can run arbitrary code while it loads data.", question)
+
+
+def test_a_sentence_mostly_repeating_one_kept_before_it_is_not_kept() -> None:
+    said = Unrepeated()
+    assert said.keep("The logging module records events from a running program.")
+    assert not said.keep("The logging module records the events of a running program.")
+    assert said.keep("The warnings module alerts developers to deprecated features.")
+    assert not said.keep("the and of")  # no content words: nothing new
+
+
+def test_a_summary_borrowing_the_question_s_words_is_of_the_question() -> None:
+    question = "How do I make long-running programs observable with logging?"
+    read = ["random: generate pseudo-random numbers", "readline: line editing"]
+    own = ("Random numbers and line editing", "Generating random numbers; editing input lines.")
+    borrowed = ("Observability", "Modules for making long-running programs observable.")
+    assert not summary_echoes(*own, question, read)
+    assert summary_echoes(*borrowed, question, read)

@@ -19,7 +19,6 @@ communities).
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -30,8 +29,14 @@ from graphmind.ask.options import AskOptions
 from graphmind.ask.prompts import passages, prompt
 from graphmind.ask.retrieve import RRF_K, candidates
 from graphmind.ask.retrievers.chunk import VECTOR_CHUNK
+from graphmind.ask.rules.broad_text import (
+    Unrepeated,
+    echo,
+    point_line,
+    summary_echoes,
+    untitled,
+)
 from graphmind.ask.rules.question import broad_question, whole_collection
-from graphmind.ask.rules.text import content_stems
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.gather import embed
 from graphmind.communities.incremental import has_communities
@@ -60,11 +65,6 @@ REDUCE_MAX_TOKENS = 400  # five sentences with their point numbers
 NO_POINT = "its passages say nothing toward the question"
 NEAREST = "the passages nearest the question"  # the part read beside the communities
 LAZY = "lazy"  # summary_status of a summary written at question time
-_POINT_LINE = re.compile(r"(\[\d+\]\s*)?\(([^()]*)\)\s*")  # "[6] (title) " of the reduce prompt
-ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept,
-BORROWED = 2  # nor one with this many of the question's words that its passages lack
-ECHOED = 2 / 3  # a sentence or point this much made of the question's words is left out,
-REPEATED = 3 / 4  # and one this much made of the words of a sentence before it
 
 
 def scope_of(options: AskOptions, store: GraphStore, question: str) -> Literal["deep", "broad"]:
@@ -260,32 +260,9 @@ def _map(tools: Tools, state: AskState, community: Reached) -> None:
         if p.text and any(1 <= n <= count for n in p.passages)
     ]
     read = [head, *(f"{c.title} {c.text}" for c in community.shown)]
-    if not described and out.title and out.summary and not _echoes(out, state.question, read):
+    echoes = summary_echoes(out.title, out.summary, state.question, read)
+    if not described and out.title and out.summary and not echoes:
         community.title, community.summary, community.status = out.title, out.summary, LAZY
-
-
-def _echoes(out: CommunityPoints, question: str, read: list[str]) -> bool:
-    """Whether a map call's title and summary are of the question, not of the community:
-    mostly the question's own words (the 1.5B wrote one for a logging community, kept,
-    and the map call of a later question about saving objects copied it as a point), or
-    ``BORROWED`` of the question's words that nothing it ``read`` says (a summary of the
-    random and readline modules "for making long-running programs observable, handling
-    logging, warnings, tracebacks", kept, went into the answers of two later questions)."""
-    said = content_stems(f"{out.title} {out.summary}")
-    borrowed = (said & content_stems(question)) - content_stems(" ".join(read))
-    return _mostly(said, content_stems(question), ECHO_SHARE) or len(borrowed) >= BORROWED
-
-
-def _mostly(said: set[str], of: set[str], share: float) -> bool:
-    """Whether words ``said`` are none, or at least ``share`` of them words ``of``."""
-    return not said or len(said & of) >= share * len(said)
-
-
-def _echo(text: str, question: str) -> bool:
-    """Whether a sentence or point mostly gives the question back: "The documentation
-    provides a detailed explanation of Python's object model, including identity, type,
-    value, and mutability" (the 1.5B's reduce call, for a question asking how it does)."""
-    return _mostly(content_stems(text), content_stems(question), ECHOED)
 
 
 def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> None:
@@ -308,7 +285,7 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
     """The answer's sentences from the numbered points, each resting on the passages of
     the points it cites; a sentence citing none, or mostly restating the question, is left
     out."""
-    lines = [f"[{n}] ({c.title}) {p.text}" for n, (p, c) in enumerate(ranked, start=1)]
+    lines = [point_line(n, c.title, p.text) for n, (p, c) in enumerate(ranked, start=1)]
     messages = [
         {"role": "system", "content": prompt("broad_reduce")},
         {
@@ -326,27 +303,12 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
     titles = {c.title for _, c in ranked}
     statements = []
     for sentence in out.sentences:
-        text = _untitled(" ".join(sentence.text.split()), titles)
+        text = untitled(" ".join(sentence.text.split()), titles)
         cited = [ranked[n - 1] for n in sentence.citations if 1 <= n <= len(ranked)]
         chunks = [c.shown[i - 1].id for p, c in cited for i in p.passages]
-        if text and chunks and not _echo(text, state.question):
+        if text and chunks and not echo(text, state.question):
             statements.append(Statement(text, list(dict.fromkeys(chunks))))
     return statements
-
-
-def _untitled(text: str, titles: set[str]) -> str:
-    """A sentence without the point lines of the reduce prompt ("[6] (community title)
-    point ...") the 1.5B copies: at its start, the title is taken off; further on (it runs
-    on into the list, "... HTTP clients. [6] (Extending and Embedding the Python
-    Interpreter, ...) The Python Standard Library provides ..."), the sentence ends there."""
-    for line in _POINT_LINE.finditer(text):
-        if line.group(2).strip() not in titles:
-            continue
-        if line.start() == 0:
-            return _untitled(text[line.end() :].strip(), titles)
-        if line.group(1):  # a numbered point line: the model ran on into the list
-            return text[: line.start()].strip()
-    return text
 
 
 def _points(
@@ -359,30 +321,19 @@ def _points(
     restate the question, and sentences that mostly repeat one before them (the 1.5B gives
     one point back two or three times, a few words changed), are left out; at most
     ``BroadAnswer.limit``."""
-    said: list[set[str]] = []  # each kept sentence's words
-    statements: list[Statement] = []
-
-    def add(statement: Statement) -> bool:
-        words = content_stems(statement.text)
-        if not words or any(_mostly(words, s, REPEATED) for s in said):
-            return False
-        said.append(words)
-        statements.append(statement)
-        return True
-
-    for statement in written:
-        add(statement)
+    said = Unrepeated()
+    statements = [s for s in written if said.keep(s.text)]
     cited = {c for s in statements for c in s.chunks}
     covered = {c.id for _, c in ranked if cited & {p.id for p in c.shown}}
     for point, community in ranked:  # best first
         if written and community.id in covered:
             continue
         text = " ".join(point.text.split())
-        if not text or _echo(text, question):
+        if not text or echo(text, question) or not said.keep(text):
             continue
         chunks = [community.shown[i - 1].id for i in point.passages]
-        if add(Statement(text, list(dict.fromkeys(chunks)))):
-            covered.add(community.id)
+        statements.append(Statement(text, list(dict.fromkeys(chunks))))
+        covered.add(community.id)
     return statements[: BroadAnswer.limit]
 
 
