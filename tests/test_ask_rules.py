@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmind.ask.rules.broad_text import Unrepeated, echo, point_line, summary_echoes, untitled
+from graphmind.ask.rules.broad_text import Kept, point_line, summary_echoes, uncopied, untitled
 from graphmind.ask.rules.evidence import supporting
 from graphmind.ask.rules.hops import bridge_hop, first_hop
 from graphmind.ask.rules.question import off_kind, question_entities, restates_question
@@ -243,18 +243,35 @@ def test_a_copied_point_line_is_taken_off_a_sentence_or_ends_it() -> None:
     assert untitled(kept, titles) == kept  # a parenthesis that is no community's title
 
 
-def test_a_sentence_mostly_of_the_question_is_an_echo() -> None:
-    question = "What does the manual say about security risks of untrusted input?"
-    assert echo("The manual describes security risks of untrusted input.", question)
-    assert not echo("pickle can run arbitrary code while it loads data.", question)
+BROAD_QUESTION = "What does the manual say about security risks of untrusted input?"
+INSTRUCTIONS = (
+    "A broad question about the whole collection is asked; this group is one of several "
+    "parts read for it."
+)
 
 
-def test_a_sentence_mostly_repeating_one_kept_before_it_is_not_kept() -> None:
-    said = Unrepeated()
-    assert said.keep("The logging module records events from a running program.")
-    assert not said.keep("The logging module records the events of a running program.")
-    assert said.keep("The warnings module alerts developers to deprecated features.")
-    assert not said.keep("the and of")  # no content words: nothing new
+def test_an_answer_keeps_only_new_sentences_of_its_own() -> None:
+    kept = Kept(BROAD_QUESTION, INSTRUCTIONS)
+    first = (
+        "The manual describes security risks of untrusted input. "  # the question back
+        "XML modules are not secure against maliciously constructed data. "
+        "Use defusedxml instead. "
+        "The XML modules are not secure against maliciously constructed data. "  # again
+        "The broad question about the whole collection is asked."  # the prompt's words
+    )
+    assert kept.keep(first) == (
+        "XML modules are not secure against maliciously constructed data. Use defusedxml instead."
+    )
+    assert kept.keep("Use defusedxml, instead!") == ""  # said before
+    cut = "pickle can run arbitrary code while loading. Never unpickle data from an untrus"
+    assert kept.keep(cut) == "pickle can run arbitrary code while loading."
+    assert kept.keep("Use the secrets module for tokens") == "Use the secrets module for tokens"
+
+
+def test_sentences_copying_the_prompt_are_taken_out_of_a_summary() -> None:
+    summary = "Decimal arithmetic and its specification. This group is one of several parts read."
+    assert uncopied(summary, INSTRUCTIONS) == "Decimal arithmetic and its specification."
+    assert uncopied("This group is one of several parts read.", INSTRUCTIONS) == ""
 
 
 def test_a_summary_borrowing_the_question_s_words_is_of_the_question() -> None:

@@ -12,9 +12,9 @@ only had its members' names keeps the summary its map call wrote, unless it is o
 question rather than of the passages (lazy summaries). A reduce call writes the answer from
 the best points, each sentence citing points, so each rests on passages and communities
 (when it gives only the question back, as the 1.5B does, the best points are the answer; a
-part its sentences leave out adds its best point; a sentence repeating one before it is left
-out), and the decision is auditable like a deep one (``EVALUATED`` edges to the
-communities).
+part its sentences leave out adds its best point; a sentence giving the question back,
+copying the prompt or repeating one before it is left out), and the decision is auditable
+like a deep one (``EVALUATED`` edges to the communities).
 """
 
 from __future__ import annotations
@@ -29,13 +29,7 @@ from graphmind.ask.options import AskOptions
 from graphmind.ask.prompts import passages, prompt
 from graphmind.ask.retrieve import RRF_K, candidates
 from graphmind.ask.retrievers.chunk import VECTOR_CHUNK
-from graphmind.ask.rules.broad_text import (
-    Unrepeated,
-    echo,
-    point_line,
-    summary_echoes,
-    untitled,
-)
+from graphmind.ask.rules.broad_text import Kept, point_line, summary_echoes, uncopied, untitled
 from graphmind.ask.rules.question import broad_question, whole_collection
 from graphmind.ask.state import AskState, Tools
 from graphmind.ask.steps.gather import embed
@@ -260,9 +254,10 @@ def _map(tools: Tools, state: AskState, community: Reached) -> None:
         if p.text and any(1 <= n <= count for n in p.passages)
     ]
     read = [head, *(f"{c.title} {c.text}" for c in community.shown)]
-    echoes = summary_echoes(out.title, out.summary, state.question, read)
-    if not described and out.title and out.summary and not echoes:
-        community.title, community.summary, community.status = out.title, out.summary, LAZY
+    summary = uncopied(out.summary, _instructions())
+    echoes = summary_echoes(out.title, summary, state.question, read)
+    if not described and out.title and summary and not echoes:
+        community.title, community.summary, community.status = out.title, summary, LAZY
 
 
 def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> None:
@@ -306,7 +301,7 @@ def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) 
         text = untitled(" ".join(sentence.text.split()), titles)
         cited = [ranked[n - 1] for n in sentence.citations if 1 <= n <= len(ranked)]
         chunks = [c.shown[i - 1].id for p, c in cited for i in p.passages]
-        if text and chunks and not echo(text, state.question):
+        if text and chunks:
             statements.append(Statement(text, list(dict.fromkeys(chunks))))
     return statements
 
@@ -316,25 +311,30 @@ def _points(
 ) -> list[Statement]:
     """The reduce call's sentences (``written``), then the best point of each community
     none of them cites, as a sentence on its passages: a small model writes one sentence
-    where the points came from four parts of the collection. With no sentence written (the
-    reduce call only restated the question), the best points themselves. Points that mostly
-    restate the question, and sentences that mostly repeat one before them (the 1.5B gives
-    one point back two or three times, a few words changed), are left out; at most
-    ``BroadAnswer.limit``."""
-    said = Unrepeated()
-    statements = [s for s in written if said.keep(s.text)]
+    where the points came from four parts of the collection. With no sentence kept (the
+    reduce call only restated the question), the best points themselves. Of each, only
+    the sentences ``Kept`` finds new; at most ``BroadAnswer.limit``."""
+    kept = Kept(question, _instructions())
+    statements = []
+    for statement in written:
+        if text := kept.keep(statement.text):
+            statements.append(Statement(text, statement.chunks))
     cited = {c for s in statements for c in s.chunks}
     covered = {c.id for _, c in ranked if cited & {p.id for p in c.shown}}
+    wrote = bool(statements)
     for point, community in ranked:  # best first
-        if written and community.id in covered:
+        if wrote and community.id in covered:
             continue
-        text = " ".join(point.text.split())
-        if not text or echo(text, question) or not said.keep(text):
-            continue
-        chunks = [community.shown[i - 1].id for i in point.passages]
-        statements.append(Statement(text, list(dict.fromkeys(chunks))))
-        covered.add(community.id)
+        if text := kept.keep(" ".join(point.text.split())):
+            chunks = [community.shown[i - 1].id for i in point.passages]
+            statements.append(Statement(text, list(dict.fromkeys(chunks))))
+            covered.add(community.id)
     return statements[: BroadAnswer.limit]
+
+
+def _instructions() -> str:
+    """What the map and reduce prompts tell the model: text an answer should not copy."""
+    return f"{prompt('broad_map')}\n{prompt('broad_reduce')}"
 
 
 def _verdicts(

@@ -1,16 +1,19 @@
 """What a small model's broad answer gives back that is not an answer: the question's own
-words, a point it already made, the lines of the prompt it was shown."""
+words, a point it already made, the lines of the prompt it was shown, a passage's cut end.
+Each is read per sentence: the 1.5B packs several sentences in one of its "sentences"."""
 
 from __future__ import annotations
 
 import re
 
 from graphmind.ask.rules.text import content_stems
+from graphmind.core.text import split_sentences
 
 ECHO_SHARE = 0.5  # a lazy summary this much made of the question's words is not kept,
 BORROWED = 2  # nor one with this many of the question's words that its passages lack
 ECHOED = 2 / 3  # a sentence or point this much made of the question's words is left out,
-REPEATED = 3 / 4  # and one this much made of the words of a sentence before it
+REPEATED = 3 / 4  # and one this much made of the words of a sentence before it,
+COPIED = 3 / 4  # or of the prompt's instructions
 _POINT_LINE = re.compile(r"(\[\d+\]\s*)?\(([^()]*)\)\s*")  # point_line's "[6] (title) "
 
 
@@ -31,13 +34,6 @@ def summary_echoes(title: str, summary: str, question: str, read: list[str]) -> 
     return _mostly(said, content_stems(question), ECHO_SHARE) or len(borrowed) >= BORROWED
 
 
-def echo(text: str, question: str) -> bool:
-    """Whether a sentence or point mostly gives the question back: "The documentation
-    provides a detailed explanation of Python's object model, including identity, type,
-    value, and mutability" (the 1.5B's reduce call, for a question asking how it does)."""
-    return _mostly(content_stems(text), content_stems(question), ECHOED)
-
-
 def untitled(text: str, titles: set[str]) -> str:
     """A sentence without the point lines of the reduce prompt ("[6] (community title)
     point ...") the 1.5B copies: at its start, the title is taken off; further on (it runs
@@ -53,17 +49,45 @@ def untitled(text: str, titles: set[str]) -> str:
     return text
 
 
-class Unrepeated:
-    """Sentences kept in turn, none mostly made of the words of one kept before it (the
-    1.5B gives one point back two or three times, a few words changed)."""
+def uncopied(text: str, instructions: str) -> str:
+    """``text`` without its sentences that copy the prompt's ``instructions`` (a lazy
+    summary ending "The broad question about the whole collection is asked; this group is
+    one of several parts read for it.", the map prompt's own words)."""
+    words = content_stems(instructions)
+    return " ".join(
+        s for s in split_sentences(text) if not _mostly(content_stems(s), words, COPIED)
+    )
 
-    def __init__(self) -> None:
+
+class Kept:
+    """The sentences a broad answer has kept, and the test a new one passes: it does not
+    mostly give the question back ("The documentation provides a detailed explanation of
+    Python's object model, including identity, type, value, and mutability", for a question
+    asking how it does), copy the prompt's ``instructions``, or repeat the words of one kept
+    before it (the 1.5B gives one point back two or three times, a few words changed, even
+    inside one of its "sentences")."""
+
+    def __init__(self, question: str, instructions: str) -> None:
+        self._question = content_stems(question)
+        self._instructions = content_stems(instructions)
         self._said: list[set[str]] = []
 
-    def keep(self, text: str) -> bool:
-        """Whether ``text`` says something new; if so, it is counted as said."""
-        words = content_stems(text)
-        if not words or any(_mostly(words, said, REPEATED) for said in self._said):
+    def keep(self, text: str) -> str:
+        """What of ``text`` is new, sentence by sentence ("" for nothing), counted as said;
+        a last sentence cut off mid-way (a point that copied a passage's cut end: "don't
+        use PyExc_TypeError to mean that a filecouldn") goes when whole ones precede it."""
+        sentences = split_sentences(text)
+        if len(sentences) > 1 and sentences[-1][-1:].isalnum():
+            sentences.pop()
+        return " ".join(s for s in sentences if self._new(s))
+
+    def _new(self, sentence: str) -> bool:
+        words = content_stems(sentence)
+        if (
+            _mostly(words, self._question, ECHOED)
+            or _mostly(words, self._instructions, COPIED)
+            or any(_mostly(words, said, REPEATED) for said in self._said)
+        ):
             return False
         self._said.append(words)
         return True
