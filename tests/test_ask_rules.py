@@ -266,6 +266,8 @@ def test_an_answer_keeps_only_new_sentences_of_its_own() -> None:
     cut = "pickle can run arbitrary code while loading. Never unpickle data from an untrus"
     assert kept.keep(cut) == "pickle can run arbitrary code while loading."
     assert kept.keep("Use the secrets module for tokens") == "Use the secrets module for tokens"
+    leaned_on = "The manual describes risks of untrusted input. These include shell injection."
+    assert kept.keep(leaned_on) == leaned_on  # the echo stays where the next leans on it
 
 
 def test_sentences_copying_the_prompt_are_taken_out_of_a_summary() -> None:

@@ -14,6 +14,7 @@ BORROWED = 2  # nor one with this many of the question's words that its passages
 ECHOED = 2 / 3  # a sentence or point this much made of the question's words is left out,
 REPEATED = 3 / 4  # and one this much made of the words of a sentence before it,
 COPIED = 3 / 4  # or of the prompt's instructions
+_BACK = re.compile(r"(It|Its|This|These|They|Their|Those|Such|Both)\b")  # leans on the last
 _POINT_LINE = re.compile(r"(\[\d+\]\s*)?\(([^()]*)\)\s*")  # point_line's "[6] (title) "
 
 
@@ -79,12 +80,17 @@ class Kept:
         sentences = split_sentences(text)
         if len(sentences) > 1 and sentences[-1][-1:].isalnum():
             sentences.pop()
-        return " ".join(s for s in sentences if self._new(s))
+        leaned_on = [bool(_BACK.match(s)) for s in sentences[1:]] + [False]
+        return " ".join(
+            s for s, lean in zip(sentences, leaned_on, strict=True) if self._new(s, lean)
+        )
 
-    def _new(self, sentence: str) -> bool:
+    def _new(self, sentence: str, leaned_on: bool) -> bool:
+        """Whether ``sentence`` is kept; one the next sentence leans on ("These tools
+        complement ...") is kept though it gives the question back."""
         words = content_stems(sentence)
         if (
-            _mostly(words, self._question, ECHOED)
+            (_mostly(words, self._question, ECHOED) and not leaned_on)
             or _mostly(words, self._instructions, COPIED)
             or any(_mostly(words, said, REPEATED) for said in self._said)
         ):
