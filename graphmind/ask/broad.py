@@ -278,8 +278,7 @@ def _keep_summaries(tools: Tools, state: AskState, reached: list[Reached]) -> No
 
 def _reduce(tools: Tools, state: AskState, ranked: list[tuple[Point, Reached]]) -> list[Statement]:
     """The answer's sentences from the numbered points, each resting on the passages of
-    the points it cites; a sentence citing none, or mostly restating the question, is left
-    out."""
+    the points it cites; a sentence citing none is left out (``_points`` reads the rest)."""
     lines = [point_line(n, c.title, p.text) for n, (p, c) in enumerate(ranked, start=1)]
     messages = [
         {"role": "system", "content": prompt("broad_reduce")},
