@@ -1,7 +1,8 @@
 """What several benchmarks and evaluations share: where a run writes (``Target``), a
 scripted model that answers from the passages it is shown (``responder``), a manual built
-into a run's store (``build_manual``) and the run files' rows and numbers (``read_jsonl``,
-``append_jsonl``, ``spread``, ``share``, ``median``)."""
+into a run's store (``build_manual``), the run files' rows and numbers (``read_jsonl``,
+``append_jsonl``, ``spread``, ``share``, ``median``) and the broad evaluation's set and
+criteria (``BROAD_QUESTIONS``, ``BROAD_CRITERIA``)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ from graphmind.ingest.options import BuildOptions, ExtractMode
 from graphmind.store.base import DELETE_BATCH, GraphStore
 from graphmind.store.falkordb import FalkorDBLiteStore
 
+# the broad evaluation's set, its configuration's name and its judge's criteria (LightRAG's),
+# shared by eval_broad.py and blind_pairs.py
+BROAD_QUESTIONS = Path(__file__).resolve().parent / "questions" / "python_docs_broad.json"
+BROAD = "broad"
+BROAD_CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
 _PASSAGE = re.compile(r"^\[(\d+)\] \(([^)]*)\) (.*)$", re.MULTILINE)
 
 

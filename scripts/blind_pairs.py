@@ -25,11 +25,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from scripts.benchkit import read_jsonl
+from scripts.benchkit import BROAD, BROAD_CRITERIA, BROAD_QUESTIONS, read_jsonl
 
-QUESTIONS = Path(__file__).parent / "questions" / "python_docs_broad.json"
-BROAD = "broad"
-CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
 SEED = 20261202
 
 
@@ -82,7 +79,7 @@ def score(key_file: Path, verdicts_file: Path) -> tuple[dict[str, Any], list[dic
     for pair, k in key.items():
         verdict = said[pair]
         row = {**k, "reason": str(verdict.get("reason", ""))}
-        for criterion in CRITERIA:
+        for criterion in BROAD_CRITERIA:
             choice = str(verdict.get(criterion, "")).strip().lower()
             if choice not in ("1", "2", "tie"):
                 raise BlindError(
@@ -116,7 +113,7 @@ def main() -> int:
     make = sub.add_parser("write", help="the shuffled pairs and their key")
     make.add_argument("record", type=Path, help="a broad run's record (its results.jsonl)")
     make.add_argument("--out", type=Path, required=True)
-    make.add_argument("--questions", type=Path, default=QUESTIONS)
+    make.add_argument("--questions", type=Path, default=BROAD_QUESTIONS)
     make.add_argument("--seed", type=int, default=SEED)
     count = sub.add_parser("score", help="broad's share of a reader's verdicts")
     count.add_argument("key", type=Path)

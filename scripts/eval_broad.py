@@ -55,6 +55,9 @@ from graphmind.llm.client import LLM
 from graphmind.memory.session import MemoryOptions
 from graphmind.store.base import GraphStore
 from scripts.benchkit import (
+    BROAD,
+    BROAD_CRITERIA,
+    BROAD_QUESTIONS,
     Row,
     append_jsonl,
     ask_each,
@@ -65,15 +68,12 @@ from scripts.benchkit import (
     read_jsonl,
 )
 
-DEFAULT_QUESTIONS = Path(__file__).resolve().parent / "questions" / "python_docs_broad.json"
-BROAD = "broad"
 # what each configuration sets on AskOptions beside the knobs they share
 CONFIGS: dict[str, dict[str, str]] = {
     "naive": {"mode": "naive", "scope": "deep"},
     "loop": {"mode": "loop", "scope": "deep"},
     BROAD: {"scope": "broad"},
 }
-CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
 RESULTS, JUDGED = "results.jsonl", "judged.jsonl"
 RECORD_FILES = (RESULTS, JUDGED)  # with the responses: what --record carries
 ANSWER_CHARS = 3000  # of each answer shown to the judge
@@ -196,7 +196,7 @@ def judge_all(
                 "judge_broad",
                 judge_messages(q["question"]),
                 Verdicts,
-                CRITERIA,
+                BROAD_CRITERIA,
                 pair[0]["full_answer"],
                 pair[1]["full_answer"],
                 max_tokens=JUDGE_MAX_TOKENS,
@@ -238,7 +238,7 @@ def check_judge(llm: LLM, references: list[dict[str, Any]]) -> dict[str, Any]:
                     "judge_broad",
                     judge_messages(q["question"]),
                     Verdicts,
-                    CRITERIA,
+                    BROAD_CRITERIA,
                     q["reference"],
                     rival,
                     max_tokens=JUDGE_MAX_TOKENS,
@@ -251,7 +251,7 @@ def check_judge(llm: LLM, references: list[dict[str, Any]]) -> dict[str, Any]:
                 flush=True,
             )
     return {
-        control: {c: win_rate([j[c] for j in rows]) for c in CRITERIA}
+        control: {c: win_rate([j[c] for j in rows]) for c in BROAD_CRITERIA}
         for control, rows in said.items()
     }
 
@@ -259,7 +259,7 @@ def check_judge(llm: LLM, references: list[dict[str, Any]]) -> dict[str, Any]:
 def pair_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Broad's numbers per criterion over judged rows (``graphmind.eval.pairwise``)."""
     table: dict[str, Any] = {"questions": len(rows)}
-    for criterion in CRITERIA:
+    for criterion in BROAD_CRITERIA:
         table[criterion] = win_rate([Judgement.from_dict(r["criteria"][criterion]) for r in rows])
     return table
 
@@ -300,7 +300,7 @@ def report(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=Path, help="the manual's HTML folder (required to ask)")
-    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    parser.add_argument("--questions", type=Path, default=BROAD_QUESTIONS)
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--limit", type=int, help="N questions, spread over the set")
     parser.add_argument("--ids", help="only these questions (comma-separated ids)")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scripts import blind_pairs
+from scripts.benchkit import BROAD_CRITERIA
 
 QUESTIONS = [
     {"id": "broad-001", "question": "What are the main themes?"},
@@ -56,9 +57,7 @@ def test_a_reader_s_verdicts_are_scored_for_broad_by_the_key(record: Path, tmp_p
     blind_pairs.write(record, out, tmp_path / "questions.json", seed=1)
     key = [json.loads(line) for line in (out / "key.jsonl").read_text().splitlines()]
     # a reader who always prefers broad's answer, except a tie on one pair
-    verdicts = [
-        {"pair": k["pair"], **dict.fromkeys(blind_pairs.CRITERIA, k["broad_is"])} for k in key
-    ]
+    verdicts = [{"pair": k["pair"], **dict.fromkeys(BROAD_CRITERIA, k["broad_is"])} for k in key]
     verdicts[0]["overall"] = "tie"
     (out / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
     table, rows = blind_pairs.score(out / "key.jsonl", out / "verdicts.jsonl")
@@ -76,7 +75,7 @@ def test_a_missing_or_unreadable_verdict_is_a_clear_error(record: Path, tmp_path
     with pytest.raises(blind_pairs.BlindError, match="no verdict for P02"):
         blind_pairs.score(out / "key.jsonl", out / "verdicts.jsonl")
     key = [json.loads(line) for line in (out / "key.jsonl").read_text().splitlines()]
-    unsure = [{"pair": k["pair"], **dict.fromkeys(blind_pairs.CRITERIA, "1")} for k in key]
+    unsure = [{"pair": k["pair"], **dict.fromkeys(BROAD_CRITERIA, "1")} for k in key]
     unsure[1]["diversity"] = "maybe"
     (out / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in unsure))
     with pytest.raises(blind_pairs.BlindError, match="P02 diversity is 'maybe'"):

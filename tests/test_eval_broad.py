@@ -24,9 +24,8 @@ from graphmind.llm.cache import ResponseCache
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
 from scripts import eval_broad
-from scripts.benchkit import append_jsonl, ask_each, chosen, read_jsonl
+from scripts.benchkit import BROAD_CRITERIA, append_jsonl, ask_each, chosen, read_jsonl
 from scripts.eval_broad import (
-    CRITERIA,
     JUDGE_MAX_TOKENS,
     Verdicts,
     answer_row,
@@ -42,13 +41,13 @@ def judged(qid: str, first: str, second: str, other: str = "naive") -> dict[str,
     """A judged row whose judge said ``first`` (broad as answer 1) and ``second`` (broad
     as answer 2) on every criterion."""
     said = {"a_first": first, "a_second": second, "advantage": None, "lean": None}
-    return {"id": qid, "other": other, "criteria": dict.fromkeys(CRITERIA, said)}
+    return {"id": qid, "other": other, "criteria": dict.fromkeys(BROAD_CRITERIA, said)}
 
 
 def test_a_judge_that_always_says_answer_1_agrees_with_itself_never_and_scores_half() -> None:
     stats = pair_stats([judged(f"q{i}", "1", "1") for i in range(5)])
     assert stats["questions"] == 5
-    for criterion in CRITERIA:
+    for criterion in BROAD_CRITERIA:
         assert stats[criterion]["win_rate"] == 0.5
         assert stats[criterion]["orders_agree"] == 0.0
         assert stats[criterion]["bootstrap_95"] == [0.5, 0.5]  # every question scores half
@@ -68,7 +67,7 @@ def test_wins_ties_and_losses_count_both_orders() -> None:
     low, high = stats["bootstrap_95"]
     assert 0.0 <= low < 0.583 < high <= 1.0
     assert pair_stats(rows)["overall"]["bootstrap_95"] == [low, high]  # seeded
-    assert pair_stats([]) == {"questions": 0, **{key: {"pairs": 0} for key in CRITERIA}}
+    assert pair_stats([]) == {"questions": 0, **{key: {"pairs": 0} for key in BROAD_CRITERIA}}
 
 
 def test_a_tie_in_both_orders_is_agreement_at_half() -> None:
@@ -93,12 +92,12 @@ def test_the_verdicts_read_lightrag_s_shape_and_a_tie_but_offer_only_1_or_2() ->
     }
     schema = Verdicts.model_json_schema()
     assert schema["properties"]["overall"]["enum"] == ["1", "2"]
-    assert sorted(schema["required"]) == sorted(CRITERIA)
+    assert sorted(schema["required"]) == sorted(BROAD_CRITERIA)
     for bad in ("Answer 1 or Answer 2", "3", None):
         with pytest.raises(ValidationError):
-            Verdicts.model_validate({**dict.fromkeys(CRITERIA, "1"), "overall": bad})
+            Verdicts.model_validate({**dict.fromkeys(BROAD_CRITERIA, "1"), "overall": bad})
     with pytest.raises(ValidationError):
-        Verdicts.model_validate(dict.fromkeys(CRITERIA[:3], "1"))  # no overall winner
+        Verdicts.model_validate(dict.fromkeys(BROAD_CRITERIA[:3], "1"))  # no overall winner
 
 
 def answers_in(messages: list[Message]) -> tuple[str, str]:
@@ -186,7 +185,7 @@ def test_the_judge_sees_broad_first_then_second_and_resumes(tmp_path: Path) -> N
 
 def test_a_position_biased_judge_through_the_whole_judging(tmp_path: Path) -> None:
     questions, results = results_file(tmp_path)
-    always_first = json.dumps(dict.fromkeys(CRITERIA, "1"))
+    always_first = json.dumps(dict.fromkeys(BROAD_CRITERIA, "1"))
     out = tmp_path / "judged.jsonl"
 
     judge_all(
@@ -210,8 +209,8 @@ def test_a_position_biased_judge_s_odds_still_find_the_better_answer(tmp_path: P
     def leaning(messages: list[Message]) -> Completion:
         d = 3.0 if "BROAD" in answers_in(messages)[0] else 2.0
         p1 = 1 / (1 + math.exp(-d))
-        odds = {key: {"1": math.log(p1), "2": math.log(1 - p1)} for key in CRITERIA}
-        return Completion(json.dumps(dict.fromkeys(CRITERIA, "1")), 10, 4, "judge", odds=odds)
+        odds = {key: {"1": math.log(p1), "2": math.log(1 - p1)} for key in BROAD_CRITERIA}
+        return Completion(json.dumps(dict.fromkeys(BROAD_CRITERIA, "1")), 10, 4, "judge", odds=odds)
 
     out = tmp_path / "judged.jsonl"
     judge_all(
@@ -333,8 +332,8 @@ def test_the_judge_is_checked_where_the_better_answer_is_known() -> None:
         first, second = answers_in(messages)
         d = 2.0 + (0.5 if len(first) > len(second) else -0.5)
         p1 = 1 / (1 + math.exp(-d))
-        odds = {key: {"1": math.log(p1), "2": math.log(1 - p1)} for key in CRITERIA}
-        return Completion(json.dumps(dict.fromkeys(CRITERIA, "1")), 10, 4, "judge", odds=odds)
+        odds = {key: {"1": math.log(p1), "2": math.log(1 - p1)} for key in BROAD_CRITERIA}
+        return Completion(json.dumps(dict.fromkeys(BROAD_CRITERIA, "1")), 10, 4, "judge", odds=odds)
 
     provider = ScriptedProvider(longer_first)
     table = check_judge(LLM(provider, cache=None), references)
