@@ -129,6 +129,9 @@ class Settings(BaseSettings):
     llm_saved_prompts_mb: int = Field(
         512, ge=0, description="memory for a local model's saved prompt states; 0 keeps none"
     )
+    llm_draft_tokens: int = Field(
+        3, ge=0, le=16, description="tokens a local model guesses from its prompt per step; 0 none"
+    )
     llm_cache: str | None = Field(None, description="response cache file; 'off' disables")
     model_dir: str = Field(
         "~/.cache/graphmind/models", description="where scripts/fetch_model.py puts GGUF files"

@@ -220,6 +220,7 @@ def make_provider(settings: Settings) -> Provider | None:
             n_ctx=settings.llm_context,
             n_threads=settings.llm_threads,
             saved_prompts_bytes=settings.llm_saved_prompts_mb << 20,
+            draft_tokens=settings.llm_draft_tokens,
         )
     return None
 

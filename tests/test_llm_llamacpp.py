@@ -112,6 +112,10 @@ def test_the_local_model_keeps_a_string_within_its_max_length(tmp_path: Path) ->
     assert (usage.calls, usage.retries, usage.capped) == (1, 0, 0)
 
 
+class Copied(BaseModel):
+    sentence: str = Field(max_length=300)
+
+
 class Pick(BaseModel):
     better: Literal["1", "2"]
     surer: Literal["1", "2"]
@@ -154,7 +158,7 @@ def test_checking_the_grammar_on_the_best_token_first_changes_no_output() -> Non
     ]
     outputs = []
     for greedy_first in (False, True):
-        llm = local_llm(max_tokens=160, greedy_first=greedy_first)
+        llm = local_llm(max_tokens=160, greedy_first=greedy_first, draft_tokens=0)
         extracted = llm.provider.complete(
             MESSAGES, schema=output_schema(Entities), max_tokens=160, temperature=0.0
         )
@@ -167,14 +171,61 @@ def test_checking_the_grammar_on_the_best_token_first_changes_no_output() -> Non
     assert "Curie" in outputs[1][0] and outputs[1][1] > 0
 
 
-def local_llm(*, max_tokens: int, greedy_first: bool = True) -> LLM:
+@pytest.mark.slow
+def test_drafts_from_the_prompt_change_no_output_and_take_fewer_decodes() -> None:
+    """Tokens guessed from the prompt are kept only where the greedy pick agrees: here the
+    same text, token counts and bounded strings as one decode a token (a near tie can
+    round the other way), and the same odds (a call reading odds drafts nothing)."""
+    asked = [{"role": "user", "content": PASSAGE + "\nCopy its second sentence."}]
+    judged = [{"role": "user", "content": "Is 2 + 2 four?\nAnswer 1: yes.\nAnswer 2: no."}]
+    outputs, decodes = [], []
+    for tokens in (0, 4):
+        llm = local_llm(max_tokens=160, draft_tokens=tokens)
+        copied = llm.provider.complete(
+            asked, schema=output_schema(Copied), max_tokens=160, temperature=0.0
+        )
+        draft = llm.provider.draft  # type: ignore[attr-defined]
+        decodes.append(draft.steps)
+        bounded = llm.structured("copy", [{"role": "user", "content": PASSAGE}], Query)
+        extracted = llm.provider.complete(
+            MESSAGES, schema=output_schema(Entities), max_tokens=160, temperature=0.0
+        )
+        said, odds = llm.structured_odds(
+            "judge", judged, Pick, {"better": ["1", "2"], "surer": ["1", "2"]}
+        )
+        outputs.append((copied.text, copied.completion_tokens, bounded, extracted.text, said, odds))
+    assert outputs[0] == outputs[1]
+    assert "thirty years" in outputs[1][0]
+    assert decodes[0] == 0  # no draft asked for
+    assert 0 < decodes[1] < outputs[1][1] - 5  # a decode for several copied tokens
+
+
+def test_a_draft_is_what_followed_the_last_tokens_where_they_occurred_first() -> None:
+    import numpy as np
+
+    from graphmind.llm.llamacpp_draft import PromptLookup, lookup
+
+    ids = np.array([5, 1, 2, 3, 4, 9, 1, 2, 3, 8, 7, 1, 2, 3], dtype=np.intc)
+    assert lookup(ids, 3, 3, 2).tolist() == [4, 9, 1]  # "1 2 3" first at 1: then 4 9 1
+    assert lookup(ids, 10, 3, 2).tolist()[:2] == [4, 9]
+    assert lookup(np.array([1, 2, 3, 4]), 4, 3, 2).tolist() == []  # nothing recurs
+    assert lookup(np.array([6, 7, 0, 6, 7]), 2, 3, 2).tolist() == [0, 6]  # a 2-gram
+    draft = PromptLookup(4)
+    assert draft(ids).tolist() == []  # inactive: only greedy grammar-bound calls draft
+    draft.active = True
+    assert draft(ids).tolist() == [4, 9, 1, 2] and draft.steps == 1
+
+
+def local_llm(*, max_tokens: int, greedy_first: bool = True, draft_tokens: int = 4) -> LLM:
     """The default offline model, uncached (skips without llama.cpp or the model)."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     settings = load_settings()
     path = default_gguf_path(settings.model_path)
     if path is None:
         pytest.skip(f"no default model in {settings.model_dir}: run scripts/fetch_model.py")
-    provider = LlamaCppProvider(path, n_ctx=2048, greedy_first=greedy_first)
+    provider = LlamaCppProvider(
+        path, n_ctx=2048, greedy_first=greedy_first, draft_tokens=draft_tokens
+    )
     return LLM(provider, cache=None, max_tokens=max_tokens)
 
 

@@ -24,6 +24,7 @@ from graphmind.llm.base import (
     with_instruction,
 )
 from graphmind.llm.bounds import StringBounds, string_limits
+from graphmind.llm.llamacpp_draft import PromptLookup, install_draft
 from graphmind.llm.llamacpp_sampling import install
 from graphmind.llm.llamacpp_states import PrefixStates, install_states
 from graphmind.llm.loops import repeated_tail
@@ -78,6 +79,7 @@ class LlamaCppProvider:
         schema_in_prompt: bool = True,
         greedy_first: bool = True,
         saved_prompts_bytes: int = 512 << 20,
+        draft_tokens: int = 3,
     ) -> None:
         self.model_path = model_path
         self.n_ctx = n_ctx
@@ -90,6 +92,9 @@ class LlamaCppProvider:
         # only its new turn (``llamacpp_states``)
         self.saved_prompts_bytes = saved_prompts_bytes
         self.saved: PrefixStates | None = None
+        # tokens guessed from the prompt and checked in one decode (``llamacpp_draft``)
+        self.draft_tokens = draft_tokens
+        self.draft: PromptLookup | None = None
         self.model_id = gguf_model_id(model_path)
         self._llama: Any = None
         self._lock = threading.Lock()
@@ -118,6 +123,8 @@ class LlamaCppProvider:
         if self.greedy_first:
             install(self._llama)
         self.saved = install_states(self._llama, self.saved_prompts_bytes)
+        if self.greedy_first:  # drafts need the sampler that reads up to its position
+            self.draft = install_draft(self._llama, self.draft_tokens)
         return self._llama
 
     def complete(
@@ -153,6 +160,8 @@ class LlamaCppProvider:
                 processors.append(self._bounder(llama, StringBounds(*limits)))
             counter = _Counter()
             processors.append(counter)
+            if self.draft is not None:
+                self.draft.enabled = reader is None
             try:
                 chunks = llama.create_chat_completion(
                     messages=messages,

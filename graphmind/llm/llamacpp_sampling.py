@@ -15,6 +15,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+from graphmind.llm.llamacpp_draft import PromptLookup, sampled_context
+
 _TOKEN_DATA = [("id", "intc"), ("logit", "single"), ("p", "single")]
 
 
@@ -32,6 +34,9 @@ def install(llama: Any) -> None:
             and not kw.get("presence_penalty")
             and not kw.get("mirostat_mode")
         )
+        draft = getattr(llama, "draft_model", None)
+        if isinstance(draft, PromptLookup):
+            draft.active = plain  # the default sampler reads the whole context
         if not plain:
             return default(**kw)
         return greedy_grammar_sampler(llama, kw.get("logits_processor") or [], kw["grammar"])
@@ -62,7 +67,7 @@ def greedy_grammar_sampler(
         data = np.recarray(
             shape=(size,), dtype=dtype, buf=(c.llama_token_data * size).from_address(address)
         )
-        context = llama._input_ids
+        context = sampled_context(llama)
         if not fed:  # the first pick: the context is the prompt
             fed.append(len(context))
         for token in context[fed[0] :]:  # the picks since the last call
