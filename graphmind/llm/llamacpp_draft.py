@@ -40,7 +40,6 @@ class PromptLookup:
         self.active = False  # set per call: only greedy grammar-bound calls draft
         self.enabled = True  # off for a call that reads odds: a draft's decode moves logits
         self.steps = 0  # decodes a draft was asked for (one per generation step)
-        self.offered = 0
 
     @property
     def drafting(self) -> bool:
@@ -52,7 +51,6 @@ class PromptLookup:
             return np.array([], dtype=np.intc)
         draft = lookup(ids, self.tokens, self.max_ngram, self.min_ngram)
         self.steps += 1
-        self.offered += len(draft)
         return draft
 
 
