@@ -9,8 +9,8 @@ one decode scores the draft, and the greedy pick at each position keeps the draf
 tokens up to the first that differs (llama-cpp-python's ``Llama.generate`` does this
 whenever ``draft_model`` is set). A drafted token is kept only where the model picks it,
 but a decode of several tokens rounds differently from one of a single token, so where
-two tokens are nearly tied the pick can differ from the undrafted one (2 of 6 full
-answers measured, in their second sentence). Calls that read the model's odds (the
+two tokens are nearly tied the pick can differ from the undrafted one (the wording of 5
+of 12 full answers measured; none of the 12 short answers). Calls that read the model's odds (the
 judges) draft nothing, so their odds stay those of one decode a token.
 
 ``llama_cpp.Llama(draft_model=...)`` would also keep the logits of every prompt token
@@ -78,7 +78,7 @@ def install_draft(llama: Any, tokens: int) -> PromptLookup:
 
     def set_batch_scored(batch: Sequence[int], n_past: int, logits_all: bool) -> None:
         # a generation step (the token picked and its draft) is scored at every position
-        step = draft.drafting and len(batch) <= tokens + 1
+        step = draft.drafting and len(batch) <= draft.tokens + 1
         set_batch(batch=batch, n_past=n_past, logits_all=logits_all or step)
 
     llama._batch.set_batch = set_batch_scored
