@@ -46,10 +46,9 @@ class PromptLookup:
         return self.active and self.enabled and self.tokens > 0
 
     def __call__(self, input_ids: Any, /, **_: Any) -> Any:
-        ids = np.asarray(input_ids)
         if not self.drafting:
             return np.array([], dtype=np.intc)
-        draft = lookup(ids, self.tokens, self.max_ngram, self.min_ngram)
+        draft = lookup(np.asarray(input_ids), self.tokens, self.max_ngram, self.min_ngram)
         self.steps += 1
         return draft
 

@@ -120,11 +120,10 @@ class LlamaCppProvider:
             self._llama = llama_cpp.Llama(model_path=str(self.model_path), **kwargs)
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
-        if self.greedy_first:
+        if self.greedy_first:  # drafts need this sampler: it reads up to its position
             install(self._llama)
-        self.saved = install_states(self._llama, self.saved_prompts_bytes)
-        if self.greedy_first:  # drafts need the sampler that reads up to its position
             self.draft = install_draft(self._llama, self.draft_tokens)
+        self.saved = install_states(self._llama, self.saved_prompts_bytes)
         return self._llama
 
     def complete(
