@@ -298,3 +298,22 @@ def test_the_schema_instruction_goes_last_unless_the_system_turn_holds_it() -> N
     plain = [{"role": "system", "content": "Extract."}, {"role": "user", "content": "A text."}]
     shown = with_instruction(plain, told)
     assert shown[0] == plain[0] and shown[1]["content"] == "A text.\n\n" + told
+
+
+def test_an_output_model_with_an_example_is_shown_the_example_not_its_schema() -> None:
+    """The full answer's prompt names its fields, so the model is shown a 40-token example
+    (in field order) instead of a 130-token schema; the schema still constrains the output."""
+    from graphmind.ask.models import Answer, FullAnswer
+    from graphmind.llm.base import schema_instruction
+    from graphmind.llm.client import output_schema
+
+    schema = output_schema(FullAnswer)
+    told = schema_instruction(schema)
+    assert "JSON schema" not in told and "$defs" not in told and "maxLength" not in told
+    shown = json.loads(told.split("\n", 1)[1])
+    assert shown == FullAnswer.example and list(shown["sentences"][0]) == ["text", "citations"]
+    assert FullAnswer.model_validate(shown).sentences[1].citations == [1, 3]
+    assert schema["properties"] == FullAnswer.model_json_schema()["properties"]
+    assert "examples" not in output_schema(Answer) and "JSON schema" in schema_instruction(
+        output_schema(Answer)
+    )

@@ -76,6 +76,11 @@ def test_grammar_schema_drops_bounds_the_grammar_cannot_afford() -> None:
     assert "maxLength" not in str(bare) and "minLength" not in str(bare)
     assert bare["properties"]["summary"]["type"] == "string"
     assert bare["required"] == schema["required"]
+    from graphmind.ask.models import FullAnswer
+    from graphmind.llm.client import output_schema
+
+    shown = output_schema(FullAnswer)
+    assert "examples" in shown and "examples" not in grammar_schema(shown)  # prompt text only
 
 
 class Free(BaseModel):

@@ -69,6 +69,11 @@ def schema_instruction(schema: dict[str, Any] | None) -> str:
     model's docstring: a small model copies it into its answer)."""
     if schema is None:
         return "Answer with only a JSON object: no explanation, no code fences."
+    if schema.get("examples"):  # the model's prompt names the fields; the grammar holds them
+        return (
+            "Answer with only a JSON value of this form, with no explanation and no code "
+            "fences:\n" + json.dumps(schema["examples"][0], separators=(",", ":"))
+        )
     shown = {k: v for k, v in compact_schema(schema).items() if k != "description"}
     return (
         "Answer with only a JSON value that matches this JSON schema, with no explanation "

@@ -251,5 +251,8 @@ def _unwrap(stored: str) -> tuple[str, Odds | None]:
 
 @cache
 def output_schema(output: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema of an output model (computed once: pydantic's is slow)."""
-    return output.model_json_schema()
+    """The JSON schema of an output model (computed once: pydantic's is slow), with the
+    model's ``example`` as its ``examples`` (in field order: pydantic sorts its own)."""
+    schema = output.model_json_schema()
+    example = getattr(output, "example", None)
+    return {**schema, "examples": [example]} if isinstance(example, dict) else schema

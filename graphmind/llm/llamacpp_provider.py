@@ -326,7 +326,7 @@ def _odds_processor(llama: Any, reader: OddsReader) -> Callable[[Any, Any], Any]
 # while the model writes instead (``_bounder``); validation still enforces them. A small
 # ``maxItems`` is kept: it is what stops a small model from repeating array items
 # until the token cap.
-_UNBOUNDED = ("maxLength", "minLength", "minItems", "pattern")
+_UNBOUNDED = ("maxLength", "minLength", "minItems", "pattern", "examples")
 MAX_GRAMMAR_ITEMS = 32
 
 
