@@ -6,7 +6,7 @@ import pytest
 
 from graphmind.ask.rules.broad_text import Kept, point_line, summary_echoes, uncopied, untitled
 from graphmind.ask.rules.evidence import supporting
-from graphmind.ask.rules.hops import bridge_hop, first_hop
+from graphmind.ask.rules.hops import asks_explanation, bridge_hop, first_hop
 from graphmind.ask.rules.question import off_kind, question_entities, restates_question
 from graphmind.ask.rules.text import states
 from graphmind.core.decision import Candidate
@@ -283,3 +283,31 @@ def test_a_summary_borrowing_the_question_s_words_is_of_the_question() -> None:
     borrowed = ("Observability", "Modules for making long-running programs observable.")
     assert not summary_echoes(*own, question, read)
     assert summary_echoes(*borrowed, question, read)
+
+
+@pytest.mark.parametrize(
+    ("question", "explains"),
+    [
+        ("How do I read a file line by line?", True),
+        ("Why are Python strings immutable?", True),
+        ("What does the global interpreter lock do?", True),
+        ("What does the slash(/) in the parameter list of a function mean?", True),
+        ("How are dictionaries implemented in CPython?", True),
+        # factoid forms: a quantity, a fact, a chain of facts in an explanation's form
+        ("How many children did Otto Hahn have?", False),
+        ("What does Otto Hahn's son study?", False),
+        ("Who directed Free Guy?", False),
+        (
+            "Why did Roncalli leave the place where the composer of Al gran sole carico "
+            "d'amore worked?",
+            False,
+        ),
+        ("Why did John Middleton Murry's wife die?", False),
+        # a description before a name may be a chain (``first_hop`` reads one): kept out
+        ("How do I copy an object in Python?", False),
+    ],
+)
+def test_an_explanation_of_one_thing_is_told_from_a_chain_of_facts(
+    question: str, explains: bool
+) -> None:
+    assert asks_explanation(question) is explains

@@ -265,6 +265,23 @@ def test_a_question_may_show_its_nearest_passages_first_on_a_graph(
     assert (BRIDGE in {c.title for c in found}) == (own is None)  # the walk's next hop
 
 
+def test_an_explanation_of_one_thing_shows_its_nearest_passages_first_on_a_graph(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    """ "How ..." and "Why ..." of one thing read naive's passages in round 1 (the walk's
+    neighbours distract a small reader); a chain of facts keeps the walk."""
+    store = _graph_store(open_store(), tmp_path)
+    options = AskOptions(record=False, k=6, extra=0)
+    tools = Tools(store, HashingEmbedder(HASH_SPEC), scripted_llm(tmp_path / "c.sqlite"), options)
+    asked = "How does the drama Alpha Film end?"
+    state = start(tools, asked)
+    assert state.shows_first == "vector" and start(tools, QUESTION).shows_first is None
+    found = retrieve(tools, state, next_queries(state))
+    query = Query(asked, HashingEmbedder(HASH_SPEC).embed([asked])[0])
+    nearest = RETRIEVERS["chunk"].search(store, query, RetrieveOptions(per_list=6))
+    assert [c.id for c in found] == nearest
+
+
 def test_a_next_hops_passages_name_the_list_that_found_them(
     open_store: StoreFactory, tmp_path: Path
 ) -> None:

@@ -27,6 +27,7 @@ from graphmind.ask.retrievers import (
     Ranking,
     RetrieveOptions,
 )
+from graphmind.ask.rules.hops import asks_explanation
 from graphmind.config import Settings
 from graphmind.core.progress import NoProgress, Progress
 from graphmind.eval.datasets import EvalQuestion
@@ -128,7 +129,8 @@ def question_lists(
         pair = {VECTOR_CHUNK: lists.get(VECTOR_CHUNK, []), GRAPH_PPR: lists[GRAPH_PPR]}
         lists[FUSED_GRAPH] = [c for c, _, _ in fuse([pair], PER_LIST)]
     nearest = lists.get(VECTOR_CHUNK, [])[:k]
-    lists[ROUND1] = first_round(lists, nearest, k, first)
+    shown = "vector" if asks_explanation(question) else first  # as ask's round 1 shows
+    lists[ROUND1] = first_round(lists, nearest, k, shown)
     return lists, ms
 
 

@@ -226,6 +226,25 @@ def _description_end(
     return end
 
 
+# how or why something is, or what it does or means: what one page explains ("How do I
+# copy an object?", "Why are strings immutable?", "What does the GIL do?")
+_EXPLANATION = re.compile(
+    r"^\s*(?:why\b|how\s+(?:do|does|did|can|could|should|would|is|are|was|were|to)\b"
+    r"|what\s+does\b.*\b(?:do|mean)\W*$)",
+    re.IGNORECASE,
+)
+
+
+def asks_explanation(question: str) -> bool:
+    """Whether ``question`` asks for an explanation of one thing, with no description to
+    follow to a name first (``first_hop``): "How do I read a file line by line?", not "Why
+    did Roncalli leave the place where the composer of Al gran sole carico d'amore
+    worked?" (a chain of facts in an explanation's form). Such a question's answer is on
+    the pages nearest it, and the graph walk's neighbours only distract a small reader
+    (docs/full-answers.md)."""
+    return bool(_EXPLANATION.search(question)) and not first_hop(question)
+
+
 def first_hop(question: str) -> str:
     """The question's first hop, asked before the rest when the answer to the whole was
     no bridge (self-ask's first step, found in the question's words, not by the model):

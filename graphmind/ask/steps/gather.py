@@ -8,6 +8,7 @@ from dataclasses import replace
 from graphmind.ask.options import BRIDGE_PASSAGES, BRIDGE_POOL, FUSE_ALL
 from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, rank_lists
 from graphmind.ask.retrievers import GRAPH_PPR, TEXT_CHUNK, VECTOR_CHUNK
+from graphmind.ask.rules.hops import asks_explanation
 from graphmind.ask.rules.question import TEMPORAL
 from graphmind.ask.rules.text import titled
 from graphmind.ask.state import AskState, Tools
@@ -35,6 +36,8 @@ def start(tools: Tools, question: str) -> AskState:
         memory=memory,
         k=opts.k,
         asking=question,
+        # an explanation of one thing reads its nearest pages, as naive does
+        shows_first="vector" if asks_explanation(question) else None,
     )
     with state.timed("store"):
         memory.start(question, embed(tools, state, [question])[0])
