@@ -161,6 +161,8 @@ def main() -> int:
     try:
         if args.command == "write":
             criteria = tuple(c.strip() for c in args.criteria.split(",") if c.strip())
+            if not criteria:
+                parser.error("--criteria names no criterion")
             n = write(args.record, args.out, args.questions, args.seed, args.system, criteria)
             key = args.out / "key.jsonl"
             print(f"{n} pairs: {args.out / 'pairs.md'} (keep {key} from the reader)")

@@ -22,12 +22,21 @@ from graphmind.ask.retrievers import (
     Ranking,
     RetrieveOptions,
 )
+from graphmind.ask.rules.hops import asks_explanation
 from graphmind.core.decision import Candidate
 from graphmind.core.recipes import DEFAULT_RECIPE, Recipe
 from graphmind.extract.models import CONNECTIVES
 from graphmind.store.base import GraphStore
 
-__all__ = ["FirstList", "RetrieveOptions", "candidates", "first_round", "fuse", "rank_lists"]
+__all__ = [
+    "FirstList",
+    "RetrieveOptions",
+    "candidates",
+    "first_round",
+    "fuse",
+    "own_first",
+    "rank_lists",
+]
 
 RRF_K = 60  # reciprocal rank fusion's constant: a list's rank r scores 1 / (RRF_K + r)
 FirstList = Literal["vector", "graph", "fused"]
@@ -102,6 +111,12 @@ def candidates(
             )
         )
     return out
+
+
+def own_first(question: str) -> FirstList | None:
+    """The list round 1 shows for ``question`` whatever ``[ask] first`` says, or None:
+    naive's nearest passages for an explanation of one thing (``asks_explanation``)."""
+    return "vector" if asks_explanation(question) else None
 
 
 def first_round(

@@ -20,14 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphmind.ask.options import AskOptions
-from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, rank_lists
+from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, own_first, rank_lists
 from graphmind.ask.retrievers import (
     GRAPH_PPR,
     VECTOR_CHUNK,
     Ranking,
     RetrieveOptions,
 )
-from graphmind.ask.rules.hops import asks_explanation
 from graphmind.config import Settings
 from graphmind.core.progress import NoProgress, Progress
 from graphmind.eval.datasets import EvalQuestion
@@ -129,8 +128,7 @@ def question_lists(
         pair = {VECTOR_CHUNK: lists.get(VECTOR_CHUNK, []), GRAPH_PPR: lists[GRAPH_PPR]}
         lists[FUSED_GRAPH] = [c for c, _, _ in fuse([pair], PER_LIST)]
     nearest = lists.get(VECTOR_CHUNK, [])[:k]
-    shown = "vector" if asks_explanation(question) else first  # as ask's round 1 shows
-    lists[ROUND1] = first_round(lists, nearest, k, shown)
+    lists[ROUND1] = first_round(lists, nearest, k, own_first(question) or first)  # as ask
     return lists, ms
 
 

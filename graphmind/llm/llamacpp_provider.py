@@ -331,7 +331,8 @@ MAX_GRAMMAR_ITEMS = 32
 
 
 def grammar_schema(node: Any) -> Any:
-    """The schema without the length and pattern bounds the grammar cannot afford."""
+    """The schema without the length and pattern bounds the grammar cannot afford (and
+    without ``examples``: prompt text, not a constraint)."""
     if isinstance(node, dict):
         return {
             k: grammar_schema(v)

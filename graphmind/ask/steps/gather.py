@@ -6,9 +6,8 @@ import time
 from dataclasses import replace
 
 from graphmind.ask.options import BRIDGE_PASSAGES, BRIDGE_POOL, FUSE_ALL
-from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, rank_lists
+from graphmind.ask.retrieve import FirstList, candidates, first_round, fuse, own_first, rank_lists
 from graphmind.ask.retrievers import GRAPH_PPR, TEXT_CHUNK, VECTOR_CHUNK
-from graphmind.ask.rules.hops import asks_explanation
 from graphmind.ask.rules.question import TEMPORAL
 from graphmind.ask.rules.text import titled
 from graphmind.ask.state import AskState, Tools
@@ -36,8 +35,7 @@ def start(tools: Tools, question: str) -> AskState:
         memory=memory,
         k=opts.k,
         asking=question,
-        # an explanation of one thing reads its nearest pages, as naive does
-        shows_first="vector" if asks_explanation(question) else None,
+        shows_first=own_first(question),  # an explanation reads its nearest pages
     )
     with state.timed("store"):
         memory.start(question, embed(tools, state, [question])[0])
