@@ -153,3 +153,40 @@ def test_models_the_onnx_provider_cannot_run_fail_clearly(tmp_path: Path) -> Non
     (model / "config.json").write_text(json.dumps({"model_type": "roberta", "hidden_size": 8}))
     with pytest.raises(ConfigError, match="BERT encoders"):
         BertConfig.read(model)
+
+
+def test_a_span_is_read_from_its_texts_own_pass() -> None:
+    embedder = OnnxEmbedder(ONNX, batch_size=2)
+    sentence = "She worked with Otto Hahn in Berlin."
+    story = "  Lise Meitner was born in Vienna in 1878. " + sentence
+    long = "word " * 400 + sentence
+    texts = [*REFERENCE["texts"][:2], story, long]
+    plain = embedder.embed(texts)
+    at = story.index(sentence)
+    vectors, spans = embedder.embed_spans(
+        texts,
+        [
+            [],
+            [(0, len(texts[1]))],
+            [(at, at + len(sentence)), (len(story), len(story) + 9)],
+            [(long.index(sentence), len(long))],
+        ],
+    )
+    # the texts' own vectors do not change when spans are read from their pass
+    assert (
+        max(
+            abs(a - b)
+            for v, w in zip(vectors, plain, strict=True)
+            for a, b in zip(v, w, strict=True)
+        )
+        < 1e-5
+    )
+    assert spans[0] == [] and len(spans[2]) == 2
+    read = spans[2][0]
+    assert read is not None and abs(cosine(read, read) - 1.0) < 1e-5
+    alone, other = embedder.embed([sentence, "Lise Meitner was born in Vienna in 1878."])
+    assert cosine(read, alone) > 0.7 and cosine(read, alone) > cosine(read, other)
+    whole = spans[1][0]  # every piece but [CLS] and [SEP]: close to the text's mean
+    assert whole is not None and cosine(whole, plain[1]) > 0.95
+    assert spans[2][1] is None  # no piece after the text's end
+    assert spans[3] == [None]  # beyond the 256 pieces the model reads

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,12 +17,15 @@ from graphmind.ask.retrievers import RETRIEVERS, Query, RetrieveOptions
 from graphmind.communities.pipeline import CommunityOptions
 from graphmind.core.errors import ConfigError
 from graphmind.core.recipes import PPR, TRIPLET
+from graphmind.embed import parse_embedder
 from graphmind.embed.hashing import HashingEmbedder
+from graphmind.embed.onnx_provider import OnnxEmbedder
 from graphmind.extract.extractor import ChunkText
 from graphmind.extract.fast import DEFAULT_MODEL, FastExtractor, topic_name
 from graphmind.extract.heuristic import heuristic_response
+from graphmind.extract.normalize import triplet_id
 from graphmind.ingest.build import FAST_COMMUNITIES, run_build
-from graphmind.ingest.options import BuildOptions
+from graphmind.ingest.options import BuildOptions, BuildReport, FactVectors
 from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.llm.client import LLM
 from graphmind.llm.scripted import ScriptedProvider
@@ -65,6 +70,10 @@ def triplets(store: GraphStore) -> set[tuple[str, str, str]]:
     return {(r["s"], r["p"], r["o"]) for r in rows}
 
 
+def cosine(a: list[float], b: list[float]) -> float:
+    return math.fsum(x * y for x, y in zip(a, b, strict=True))
+
+
 def test_topic_name_drops_the_disambiguation_and_file_names() -> None:
     assert topic_name("Dmitri Varfolomeyev (footballer, born 1978)") == "Dmitri Varfolomeyev"
     assert topic_name("Lise Meitner") == "Lise Meitner"
@@ -98,6 +107,7 @@ def test_fast_build_writes_the_llm_extractors_graph(
     options = BuildOptions(extract="fast")
     report = run_build(store, embedder, None, [str(passages)], options, CommunityOptions())
     assert report.documents_new == 3 and report.chunks_failed == report.chunks_empty == 0
+    assert report.sentence_vectors == 0  # the hashed embedder reads no spans: texts only
     assert {"Lise Meitner", "Vienna", "Otto Hahn", "Berlin", "Frankfurt", "Kevin King"} <= (
         entity_names(store)
     )
@@ -189,3 +199,98 @@ def test_progress_hears_how_many_chunks_are_parsed_so_far() -> None:
     heard: list[int] = []
     FastExtractor().extract_chunks(chunks, on_done=heard.append)
     assert heard == [1, 2, 3]  # the count so far, as the LLM path reports it (core.progress)
+
+
+@needs_model
+def test_a_weak_fact_carries_its_sentence_as_written() -> None:
+    text = (
+        "Tom Copping( born 1977) is a painter. He was born in Leeds. "
+        "His studio is in Ulm, Germany, near the Danube."
+    )
+    (result,) = FastExtractor().extract_chunks([ChunkText("a", "Tom Copping", text)])
+    assert result.extraction is not None
+    facts = {
+        triplet_id(r.subject, r.predicate, r.object): (r.subject, r.predicate, r.object)
+        for r in result.extraction.relations
+    }
+    born = triplet_id("Tom Copping", "born in", "Leeds")
+    assert born in facts and born not in result.contexts  # a verb's fact is embedded as text
+    weak = {facts[key]: sentence for key, sentence in result.contexts.items()}
+    assert weak and set(weak.values()) <= {
+        "Tom Copping( born 1977) is a painter.",
+        "His studio is in Ulm, Germany, near the Danube.",
+    }  # the chunk's own text, glued parenthesis and all
+    assert weak.get(("Ulm", "related to", "Germany")) == (
+        "His studio is in Ulm, Germany, near the Danube."
+    )
+
+
+@needs_model
+def test_a_weak_facts_vector_is_read_from_its_chunks_pass(
+    open_store: StoreFactory, passages: Path
+) -> None:
+    store = open_store()
+    spec = parse_embedder("onnx:all-MiniLM-L6-v2")
+    store.ensure_schema(spec)
+    embedder = OnnxEmbedder(spec)
+
+    def built(fact_vectors: FactVectors) -> tuple[BuildReport, dict[tuple[str, str], Any]]:
+        options = BuildOptions(extract="fast", communities=False, fact_vectors=fact_vectors)
+        report = BuildPipeline(store, embedder, None, options).run([str(passages)])
+        rows = store.run_text(
+            "MATCH (s:Entity)<-[:SUBJECT]-(t:Triplet)-[:OBJECT]->(o:Entity) "
+            "RETURN s.name AS s, o.name AS o, t.embedding AS v"
+        ).records()
+        return report, {(r["s"], r["o"]): list(r["v"]) for r in rows}
+
+    report, vectors = built("sentence")
+    sentence = "She worked with Otto Hahn in Berlin."
+    (chunk,) = store.run_text(  # the chunk as embedded: its title line, then the passage
+        "MATCH (c:Chunk)-[:PART_OF]->(:Document {title: 'Lise Meitner'}) RETURN c.text AS t"
+    ).records()
+    text = str(chunk["t"])
+    assert text.endswith(sentence)
+    _, (read,) = embedder.embed_spans([text], [[(text.index(sentence), len(text))]])
+    assert read[0] is not None
+    weak = vectors[("Otto Hahn", "Berlin")]  # "Otto Hahn in Berlin": no verb between
+    assert cosine(weak, read[0]) > 0.9999
+    assert report.sentence_vectors > 0
+    strong = vectors[("Zombie Hunter", "Kevin King")]  # "directed by": its own text
+    (own,) = embedder.embed(["Zombie Hunter directed by Kevin King"])
+    assert cosine(strong, own) > 0.9999
+
+    store.wipe()
+    store.ensure_schema(spec)
+    texts, by_text = built("text")  # each fact embedded on its own, one pass more for each
+    assert texts.sentence_vectors == 0
+    assert texts.embedded_texts == report.embedded_texts + report.sentence_vectors
+    (alone,) = embedder.embed(["Otto Hahn in Berlin"])
+    assert cosine(by_text[("Otto Hahn", "Berlin")], alone) > 0.9999
+    assert by_text.keys() == vectors.keys()
+
+
+@needs_model
+def test_a_weak_fact_beyond_what_the_model_reads_is_embedded_as_its_text(
+    open_store: StoreFactory, tmp_path: Path
+) -> None:
+    store = open_store()
+    spec = parse_embedder("onnx:all-MiniLM-L6-v2")
+    store.ensure_schema(spec)
+    embedder = OnnxEmbedder(spec)
+    filler = "The painter kept a small studio and worked there every day. " * 30
+    path = tmp_path / "long.json"
+    passage = {"title": "Tom Copping", "text": filler + "He later lived in Ulm, Germany."}
+    path.write_text(json.dumps([passage]), encoding="utf-8")
+    options = BuildOptions(
+        extract="fast", communities=False, chunk_size=400, chunk_overlap=0, fact_vectors="sentence"
+    )
+    report = BuildPipeline(store, embedder, None, options).run([str(path)])
+    assert report.chunks_written == 1  # one chunk of more than the 256 pieces read
+    rows = store.run_text(
+        "MATCH (s:Entity {name: 'Ulm'})<-[:SUBJECT]-(t:Triplet)-[:OBJECT]->(:Entity "
+        "{name: 'Germany'}) RETURN t.text AS text, t.embedding AS v"
+    ).records()
+    assert len(rows) == 1
+    (own,) = embedder.embed([str(rows[0]["text"])])
+    assert cosine(list(rows[0]["v"]), own) > 0.9999
+    assert report.sentence_vectors == 0

@@ -75,6 +75,19 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class SpanEmbedder(Protocol):
+    """An embedder that can also read a vector for parts of a text from the same pass
+    (the ONNX encoder's token states): ``embed_spans(texts, spans)`` returns each text's
+    vector and, per ``(start, end)`` character span of it, a unit vector or None."""
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[list[list[float]], list[list[list[float] | None]]]:
+        """The texts' vectors and their spans' vectors (None where a span has no token)."""
+        ...
+
+
 class BatchedEmbedder:
     """Base for providers: subclasses implement ``_embed_batch`` on at most ``batch_size``
     texts; ``embed`` batches, normalises, checks the dimension and counts."""

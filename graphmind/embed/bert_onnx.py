@@ -128,9 +128,11 @@ def _weight(tensors: dict[str, FloatArray], name: str) -> FloatArray:
 def build_model(model_dir: Path, *, pooling: str = "mean") -> bytes:
     """The serialized ONNX model of the BERT encoder in ``model_dir`` with its pooling.
 
-    Inputs ``input_ids`` and ``attention_mask`` (int64, batch x tokens); output
+    Inputs ``input_ids`` and ``attention_mask`` (int64, batch x tokens); outputs
     ``embedding`` (float32, batch x hidden): the masked mean of the last hidden states
-    (``pooling="mean"``) or the first token's state (``"cls"``), not normalised.
+    (``pooling="mean"``) or the first token's state (``"cls"``), not normalised; and
+    ``tokens`` (batch x tokens x hidden), the last hidden states themselves (ONNX Runtime
+    copies them out only when asked).
     """
     import numpy as np
     from onnx import TensorProto, helper
@@ -219,6 +221,7 @@ def build_model(model_dir: Path, *, pooling: str = "mean") -> bytes:
 
     pooled = _mean_pool(g, x) if pooling == "mean" else _cls_pool(g, x)
     g.nodes.append(helper.make_node("Identity", [pooled], ["embedding"], name="embedding"))
+    g.nodes.append(helper.make_node("Identity", [x], ["tokens"], name="tokens"))
 
     graph = helper.make_graph(
         g.nodes,
@@ -227,7 +230,10 @@ def build_model(model_dir: Path, *, pooling: str = "mean") -> bytes:
             helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
         ],
-        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])],
+        [
+            helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden]),
+            helper.make_tensor_value_info("tokens", TensorProto.FLOAT, ["batch", "tokens", hidden]),
+        ],
         g.initializers,
     )
     model = helper.make_model(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -176,6 +177,30 @@ class OnnxEmbedder(BatchedEmbedder):
         return self._pooling.max_tokens
 
     def _embed_all(self, texts: list[str]) -> tuple[list[list[float]], int]:
+        vectors, _, batches = self._run(texts, None)
+        return vectors, batches
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[list[list[float]], list[list[list[float] | None]]]:
+        """Each text's vector, and for each of its character spans ``(start, end)`` the
+        mean of the last hidden states of the word pieces inside the span, as a unit
+        vector: what the text says there, read in the context of the whole text, with no
+        forward pass of its own. None for a span no piece falls in (for example beyond
+        the ``max_tokens`` the text was truncated to)."""
+        if len(spans) != len(texts):
+            raise EmbeddingError(f"{len(spans)} span lists for {len(texts)} texts")
+        if not texts:
+            return [], []
+        self.load()
+        started = time.perf_counter()
+        vectors, pooled, batches = self._run(list(texts), spans)
+        self.stats.add(len(texts), batches, time.perf_counter() - started)
+        return vectors, pooled
+
+    def _run(
+        self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None
+    ) -> tuple[list[list[float]], list[list[list[float] | None]], int]:
         import numpy as np
 
         self.load()
@@ -185,6 +210,8 @@ class OnnxEmbedder(BatchedEmbedder):
         ids = [e.ids for e in encodings]
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         out = np.zeros((len(texts), self.spec.dimension), dtype=np.float32)
+        pooled: list[list[list[float] | None]] = [[] for _ in texts]
+        outputs = ["embedding"] if spans is None else ["embedding", "tokens"]
         batches = 0
         for start in range(0, len(order), self.batch_size):
             chosen = order[start : start + self.batch_size]
@@ -194,13 +221,40 @@ class OnnxEmbedder(BatchedEmbedder):
             for row, i in enumerate(chosen):
                 input_ids[row, : len(ids[i])] = ids[i]
                 mask[row, : len(ids[i])] = 1
-            (vectors,) = self._session.run(
-                ["embedding"], {"input_ids": input_ids, "attention_mask": mask}
-            )
-            out[chosen] = vectors
+            result = self._session.run(outputs, {"input_ids": input_ids, "attention_mask": mask})
+            out[chosen] = result[0]
+            if spans is not None:
+                for row, i in enumerate(chosen):
+                    lead = len(texts[i]) - len(texts[i].lstrip())
+                    pooled[i] = [
+                        _span_mean(result[1][row], encodings[i], s - lead, e - lead)
+                        for s, e in spans[i]
+                    ]
             batches += 1
         if not np.isfinite(out).all():
             raise EmbeddingError(f"embedder {self.spec.name} returned NaN or infinite values")
         norms = np.linalg.norm(out, axis=1, keepdims=True)
-        result: list[list[float]] = (out / np.where(norms == 0.0, 1.0, norms)).tolist()
-        return result, batches
+        result_vectors: list[list[float]] = (out / np.where(norms == 0.0, 1.0, norms)).tolist()
+        return result_vectors, pooled, batches
+
+
+def _span_mean(states: Any, encoding: Any, start: int, end: int) -> list[float] | None:
+    """The unit mean of the hidden states of the word pieces inside ``[start, end)``
+    (special pieces left out); None when no piece is."""
+    import numpy as np
+
+    rows = [
+        k
+        for k, ((a, b), special) in enumerate(
+            zip(encoding.offsets, encoding.special_tokens_mask, strict=True)
+        )
+        if not special and a >= start and b <= end and b > a
+    ]
+    if not rows:
+        return None
+    mean = states[rows].mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    if not np.isfinite(norm) or norm == 0.0:
+        return None
+    vector: list[float] = (mean / norm).tolist()
+    return vector

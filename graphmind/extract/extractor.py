@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,11 +51,21 @@ class TripletRow:
     subject_id: str
     object_id: str
     chunk_ids: list[str] = field(default_factory=list)
+    context: tuple[str, str] | None = None  # a weak relation's (chunk id, sentence)
 
     @property
     def text(self) -> str:
         """The fact as one line of text."""
         return f"{self.subject} {self.predicate} {self.object}"
+
+    def as_row(self, *, context: bool = False) -> dict[str, Any]:
+        """The write row's triplet (no vector yet); with ``context``, its (chunk id,
+        sentence) when it has one, for the embed stage to take out."""
+        row = {k: v for k, v in asdict(self).items() if k != "context"}
+        row.update(text=self.text, embedding=None)
+        if context and self.context is not None:
+            row["context"] = list(self.context)
+        return row
 
 
 @dataclass
@@ -65,6 +75,9 @@ class ChunkExtraction:
     chunk_id: str
     status: str
     extraction: Extraction | None
+    contexts: dict[str, str] = field(default_factory=dict)
+    """The fast extractor's weak relations (no verb between the names): the sentence of
+    the chunk's text each was found in, by triplet id."""
 
 
 @cache
@@ -154,6 +167,8 @@ def graph_rows(results: Sequence[ChunkExtraction]) -> tuple[list[EntityRow], lis
                     object_id,
                 )
                 triplets[key] = row
+            if row.context is None and key in result.contexts:
+                row.context = (result.chunk_id, result.contexts[key])
             if result.chunk_id not in row.chunk_ids:
                 row.chunk_ids.append(result.chunk_id)
     used = {t.subject_id for t in triplets.values()} | {t.object_id for t in triplets.values()}

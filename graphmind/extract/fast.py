@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from graphmind.core.errors import ConfigError
 from graphmind.extract.extractor import ChunkExtraction, ChunkText
 from graphmind.extract.models import ExtractedEntity, ExtractedRelation, Extraction
-from graphmind.extract.normalize import normalize_name
+from graphmind.extract.normalize import normalize_name, triplet_id
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -74,6 +74,7 @@ class _Chunk:
     mentions: list[_Mention] = field(default_factory=list)
     at: dict[int, int] = field(default_factory=dict)
     relations: dict[tuple[int, int], str] = field(default_factory=dict)
+    sentences: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
 
 
 class FastExtractor:
@@ -92,9 +93,10 @@ class FastExtractor:
         texts = (_GLUED.sub(r"\1 (", c.text) for c in chunks)
         docs = self.nlp.pipe(texts, batch_size=self.batch_size)
         for chunk, doc in zip(chunks, docs, strict=True):
-            extraction = extract_doc(doc, chunk.title)
+            extraction, spans = extract_doc(doc, chunk.title)
             status = "ok" if extraction.entities or extraction.relations else "empty"
-            results.append(ChunkExtraction(chunk.id, status, extraction))
+            contexts = {key: _original(chunk.text, *span) for key, span in spans.items()}
+            results.append(ChunkExtraction(chunk.id, status, extraction, contexts))
             if on_done is not None:
                 on_done(len(results))  # finished so far, as the LLM path counts
         return results
@@ -148,12 +150,24 @@ def topic_name(title: str) -> str | None:
     return name
 
 
-def extract_doc(doc: Doc, title: str) -> Extraction:
-    """The entities and relations of one parsed chunk."""
+def _original(text: str, start: int, end: int) -> str:
+    """The part of ``text`` that ``[start, end)`` of its parsed form (a space before each
+    glued parenthesis, ``_GLUED``) covers."""
+    inserted = [m.start() + 1 + k for k, m in enumerate(_GLUED.finditer(text))]
+
+    def back(p: int) -> int:
+        return p - sum(1 for q in inserted if q < p)
+
+    return text[back(start) : back(end)]
+
+
+def extract_doc(doc: Doc, title: str) -> tuple[Extraction, dict[str, tuple[int, int]]]:
+    """The entities and relations of one parsed chunk, and where in ``doc``'s text the
+    sentence of each weak relation (no verb between its names) is, by triplet id."""
     chunk = _Chunk(doc, topic_name(title), topic_noun(title))
     _find_mentions(chunk)
-    about: list[list[int]] = []  # per sentence about the topic, its mentions
-    cooccur: list[tuple[int, int, str]] = []
+    about: list[tuple[list[int], tuple[int, int]]] = []  # sentences about the topic
+    cooccur: list[tuple[int, int, str, tuple[int, int]]] = []
     for sent in doc.sents:
         for token in sent:
             if token.pos_ in ("VERB", "AUX"):
@@ -162,14 +176,15 @@ def extract_doc(doc: Doc, title: str) -> Extraction:
         for (a, _, a_end), (b, b_start, _) in pairwise(order):
             predicate = _between(doc, a_end, b_start)
             if a != b and predicate and not (_is_time(chunk, a) or _is_time(chunk, b)):
-                cooccur.append((a, b, predicate))
+                cooccur.append((a, b, predicate, (sent.start_char, sent.end_char)))
         if chunk.topic is not None and _about_topic(chunk, sent, order):
-            about.append([m for m, _, _ in order if m != TOPIC])
-    for a, b, predicate in cooccur:
-        _relate(chunk, a, b, predicate, weak=True)
-    for mentions in about:
+            mentions = [m for m, _, _ in order if m != TOPIC]
+            about.append((mentions, (sent.start_char, sent.end_char)))
+    for a, b, predicate, sentence in cooccur:
+        _relate(chunk, a, b, predicate, weak=sentence)
+    for mentions, sentence in about:
         for m in mentions:
-            _relate(chunk, TOPIC, m, "related to", weak=True)
+            _relate(chunk, TOPIC, m, "related to", weak=sentence)
     return _extraction(chunk)
 
 
@@ -385,17 +400,24 @@ def _is_time(chunk: _Chunk, m: int) -> bool:
     return kind in ("date", "time")
 
 
-def _relate(chunk: _Chunk, a: int, b: int, predicate: str, *, weak: bool = False) -> None:
-    """Record (a, predicate, b); a weak one (co-occurrence) only for a pair not related yet."""
+def _relate(
+    chunk: _Chunk, a: int, b: int, predicate: str, *, weak: tuple[int, int] | None = None
+) -> None:
+    """Record (a, predicate, b); a weak one (co-occurrence: ``weak`` is where its
+    sentence is) only for a pair not related yet."""
     if a == b or not predicate:
         return
-    if weak and ((a, b) in chunk.relations or (b, a) in chunk.relations):
+    if weak is not None and ((a, b) in chunk.relations or (b, a) in chunk.relations):
         return
-    chunk.relations.setdefault((a, b), predicate)
+    if (a, b) not in chunk.relations:
+        chunk.relations[(a, b)] = predicate
+        if weak is not None:
+            chunk.sentences[(a, b)] = weak
 
 
-def _extraction(chunk: _Chunk) -> Extraction:
-    """The capped entities (topic first, then in order) and relations between them."""
+def _extraction(chunk: _Chunk) -> tuple[Extraction, dict[str, tuple[int, int]]]:
+    """The capped entities (topic first, then in order) and relations between them, and
+    where the weak relations' sentences are, by triplet id."""
     names: dict[int, _Mention] = {}
     if chunk.topic is not None:
         names[TOPIC] = _Mention(chunk.topic, chunk.topic_type)
@@ -410,4 +432,13 @@ def _extraction(chunk: _Chunk) -> Extraction:
     ][:MAX_RELATIONS]
     used = {r.subject for r in relations} | {r.object for r in relations}
     entities = [ExtractedEntity(name=m.name, type=m.type) for m in names.values() if m.name in used]
-    return Extraction(entities=entities, relations=relations)
+    kept = {(r.subject, r.predicate, r.object) for r in relations}
+    contexts = {
+        triplet_id(names[a].name, p, names[b].name): chunk.sentences[(a, b)]
+        for (a, b), p in chunk.relations.items()
+        if (a, b) in chunk.sentences
+        and a in names
+        and b in names
+        and (names[a].name, p, names[b].name) in kept
+    }
+    return Extraction(entities=entities, relations=relations), contexts

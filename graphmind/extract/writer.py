@@ -27,7 +27,7 @@ def write_extractions(store: GraphStore, embedder: Embedder, results: list[Chunk
                 "chunk_id": result.chunk_id,
                 "status": result.status,
                 "entities": [{**asdict(e), "embedding": None} for e in entities],
-                "triplets": [{**asdict(t), "text": t.text, "embedding": None} for t in triplets],
+                "triplets": [t.as_row() for t in triplets],
             }
         )
     _embed_new(store, embedder, rows)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 ExtractMode = Literal["llm", "fast", "none"]
 ExtractChoice = Literal["auto", "llm", "fast", "none"]
 ResolveMode = Literal["link", "merge", "off"]
+FactVectors = Literal["sentence", "text"]
 Layer = Literal["episodic"]
 DEFAULT_CHUNK_SIZE = 512
 
@@ -27,6 +28,9 @@ class BuildOptions:
     embedder reads when that is less (so no chunk is cut short when embedded).
     ``extract``: ``llm`` (an LLM call per chunk), ``fast`` (spaCy, no LLM: the pipeline
     package ``fast_model``), ``none`` (chunk-only) or ``auto`` (``auto_extract``);
+    ``fact_vectors``: a weak fact of ``fast`` (two names in a sentence, no verb between)
+    is read from its chunk's pass over its sentence (``sentence``) or embedded as its own
+    text (``text``; see ``graphmind.ingest.embedding``);
     ``communities``: recompute communities and PageRank when entities changed;
     ``layers``: optional layers (``episodic``: sliding-window narrative summaries)."""
 
@@ -40,6 +44,7 @@ class BuildOptions:
     limit: int | None = None
     same_as_similarity: float = 0.92
     same_as_name_ratio: float = 0.85
+    fact_vectors: FactVectors = "text"
     communities: bool = True
     layers: tuple[Layer, ...] = ()
 
@@ -107,6 +112,7 @@ class BuildReport:
     entities_merged: int = 0
     orphans_deleted: int = 0
     embedded_texts: int = 0
+    sentence_vectors: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     cpu_seconds: dict[str, float] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)

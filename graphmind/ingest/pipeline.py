@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,11 +39,13 @@ from graphmind.extract.extractor import (
     TripletRow,
     extract_chunks,
     graph_rows,
+    triplet_text,
 )
 from graphmind.extract.fast import FastExtractor
 from graphmind.extract.writer import new_graph_items
 from graphmind.ingest.chunking import MIN_CHUNK_TOKENS, Chunk, chunk_text
 from graphmind.ingest.decoding import clean_text
+from graphmind.ingest.embedding import SentenceRead, embed_texts, sentence_reads
 from graphmind.ingest.linking import EXACT_LINK_LIMIT, LINK_BATCH, same_as_pairs
 from graphmind.ingest.loaders import LoadFailure, SourceDocument, load_paths
 from graphmind.ingest.options import (
@@ -58,7 +61,6 @@ if TYPE_CHECKING:
     from graphmind.llm import LLM
 
 PLAN_BATCH = 1000  # document sources whose build state one query reads
-EMBED_BATCH = 256  # texts per embedder call
 # a document built with a lower kind of extraction is rebuilt by a build with a higher one
 # ("none" -> "fast" -> "llm"); a higher one is kept (a fast build keeps LLM extractions)
 EXTRACT_RANK = {"none": 0, "fast": 1, "llm": 2}
@@ -294,7 +296,7 @@ class BuildPipeline:
                 ],
                 "next": [[a.id, b.id] for a, b in pairwise(item.chunks)],
                 "entities": [{**asdict(e), "embedding": None} for e in entities],
-                "triplets": [{**asdict(t), "text": t.text, "embedding": None} for t in triplets],
+                "triplets": [t.as_row(context=True) for t in triplets],
             }
             out.append(_clean_row(row))
             self.report.entities_in_batches += len(entities)
@@ -303,24 +305,34 @@ class BuildPipeline:
 
     def embed(self, rows: list[dict[str, Any]], coming: Collection[str] = ()) -> None:
         """Embed chunks, and entities and triplets that neither the store nor the write in
-        flight (``coming``) has a vector for; what is embedded already is not again."""
+        flight (``coming``) has a vector for; what is embedded already is not again. A
+        weak fact is read from its chunk's pass (``fact_vectors = "sentence"``)."""
         with self._stage("embed"):
-            targets = [
+            contexts = {
+                t["id"]: t.pop("context") for row in rows for t in row["triplets"] if "context" in t
+            }
+            chunks = [
                 (c, c.pop("embed_text")) for row in rows for c in row["chunks"] if "embed_text" in c
             ]
-            targets += [
+            graph = [
                 t for t in new_graph_items(self.store, rows, coming) if t[0]["embedding"] is None
             ]
-            unique = list(dict.fromkeys(text for _, text in targets))
+            reads: list[SentenceRead] = []
+            if self.options.fact_vectors == "sentence":
+                reads, graph = sentence_reads(chunks, graph, contexts)
+            unique = list(dict.fromkeys(text for _, text in [*chunks, *graph]))
             self.progress.start("embeddings", len(unique))
-            vectors: dict[str, list[float]] = {}
-            for batch in iter_batches(unique, EMBED_BATCH):
-                for text, vector in zip(batch, self.embedder.embed(batch), strict=True):
-                    vectors[text] = vector
-                self.progress.advance("embeddings", len(batch))
-            for target, text in targets:
+            advance = partial(self.progress.advance, "embeddings")
+            vectors, missed = embed_texts(self.embedder, unique, reads, advance)
+            if missed:  # their sentence was not read: their own text is
+                graph += [(r.item, triplet_text(r.item)) for r in missed]
+                more = list(dict.fromkeys(text for _, text in graph if text not in vectors))
+                vectors.update(embed_texts(self.embedder, more, [])[0])
+                unique += more
+            for target, text in [*chunks, *graph]:
                 target["embedding"] = vectors[text]
             self.report.embedded_texts += len(unique)
+            self.report.sentence_vectors += len(reads) - len(missed)
             self._keep_entity_vectors(rows)
 
     def _keep_entity_vectors(self, rows: list[dict[str, Any]]) -> None:

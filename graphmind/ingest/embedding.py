@@ -1,0 +1,104 @@
+"""The build's embed stage: one forward pass per text, and the weak facts read from
+their chunk's pass instead of one of their own.
+
+A weak fact of ``--extract fast`` (two names in one sentence, no verb between them:
+"Ulm related to Germany", the document's topic "related to" what its sentences name)
+is about half of a fast graph's triplets, and embedding each as a text of its own was
+most of what a fast build costs over a chunk-only one. Its vector is instead the mean
+of the chunk's last hidden states over its sentence (late chunking): what the sentence
+says, read in the context of the chunk, with no pass of its own. The chunk's own
+vector is the same either way.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graphmind.embed.base import SpanEmbedder
+from graphmind.store.base import iter_batches
+
+if TYPE_CHECKING:
+    from graphmind.embed import Embedder
+
+EMBED_BATCH = 256  # texts per embedder call
+Target = tuple[dict[str, Any], str]  # a write row's item, and the text it is embedded as
+
+
+@dataclass(frozen=True)
+class SentenceRead:
+    """A fact whose vector is read from a chunk's pass: the chunk's embedded text and
+    where the fact's sentence is in it."""
+
+    item: dict[str, Any]
+    text: str
+    start: int
+    end: int
+
+
+def sentence_reads(
+    chunks: Sequence[Target], graph: Sequence[Target], contexts: Mapping[str, Sequence[str]]
+) -> tuple[list[SentenceRead], list[Target]]:
+    """The graph items whose ``contexts`` entry (chunk id, sentence) names a chunk
+    embedded now whose text holds the sentence, and the other items (embedded by their
+    own text)."""
+    texts = {item["id"]: text for item, text in chunks}
+    reads: list[SentenceRead] = []
+    rest: list[Target] = []
+    for item, own in graph:
+        chunk_id, sentence = contexts.get(item["id"], ("", ""))
+        text = texts.get(chunk_id)
+        at = text.find(sentence) if text is not None and sentence.strip() else -1
+        if text is not None and at >= 0:
+            reads.append(SentenceRead(item, text, at, at + len(sentence)))
+        else:
+            rest.append((item, own))
+    return reads, rest
+
+
+def embed_texts(
+    embedder: Embedder,
+    texts: Sequence[str],
+    reads: Sequence[SentenceRead],
+    on_batch: Callable[[int], None] | None = None,
+) -> tuple[dict[str, list[float]], list[SentenceRead]]:
+    """The vector of each text; each read's item gets its sentence's vector from its
+    text's pass (``embedder.embed_spans``). Returns the vectors and the reads that got
+    none (their sentence beyond the tokens the model reads, or an embedder that reads no
+    spans)."""
+    if not isinstance(embedder, SpanEmbedder):
+        return _embed(embedder, texts, on_batch), list(reads)
+    by_text: dict[str, list[SentenceRead]] = defaultdict(list)
+    for read in reads:
+        by_text[read.text].append(read)
+    vectors: dict[str, list[float]] = {}
+    missed: list[SentenceRead] = []
+    for batch in iter_batches(list(texts), EMBED_BATCH):
+        if any(t in by_text for t in batch):
+            spans = [[(r.start, r.end) for r in by_text.get(t, [])] for t in batch]
+            out, pooled = embedder.embed_spans(batch, spans)
+            for text, span_vectors in zip(batch, pooled, strict=True):
+                for read, vector in zip(by_text.get(text, []), span_vectors, strict=True):
+                    if vector is None:
+                        missed.append(read)
+                    else:
+                        read.item["embedding"] = vector
+        else:
+            out = embedder.embed(batch)
+        vectors.update(zip(batch, out, strict=True))
+        if on_batch is not None:
+            on_batch(len(batch))
+    return vectors, missed
+
+
+def _embed(
+    embedder: Embedder, texts: Sequence[str], on_batch: Callable[[int], None] | None
+) -> dict[str, list[float]]:
+    vectors: dict[str, list[float]] = {}
+    for batch in iter_batches(list(texts), EMBED_BATCH):
+        vectors.update(zip(batch, embedder.embed(batch), strict=True))
+        if on_batch is not None:
+            on_batch(len(batch))
+    return vectors
