@@ -3,8 +3,8 @@ their chunk's pass instead of one of their own.
 
 A weak fact of ``--extract fast`` (two names in one sentence, no verb between them:
 "Ulm related to Germany", the document's topic "related to" what its sentences name)
-is about half of a fast graph's triplets, and embedding each as a text of its own was
-most of what a fast build costs over a chunk-only one. Its vector is instead the mean
+is most of a fast graph's triplets (69 % on 2Wiki passages). With ``[build] fact_vectors
+= "sentence"`` (not the default: docs/extract-fast.md) its vector is instead the mean
 of the chunk's last hidden states over its sentence (late chunking): what the sentence
 says, read in the context of the chunk, with no pass of its own. The chunk's own
 vector is the same either way.
