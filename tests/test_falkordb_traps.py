@@ -271,3 +271,28 @@ def test_a_reopened_store_answers_vector_queries_at_once(
         assert any("waiting for" in m and "indexes to be rebuilt" in m for m in said), said
     finally:
         again.close()
+
+
+def test_a_vector_is_sent_to_nine_digits_and_kept_exactly(tmp_path: Path) -> None:
+    """Vectors go to the server as float32 (``vecf32``): nine significant digits carry
+    every bit of them; a short float list (not a vector) keeps all of its digits."""
+    import numpy as np
+
+    from graphmind.store.falkordb_values import VECTOR_MIN, cypher_literal
+
+    rng = np.random.default_rng(3)
+    vector = rng.standard_normal(EMBEDDER.dimension).astype(np.float32)
+    sent = cypher_literal(vector.tolist())
+    assert len(sent) < len(",".join(map(repr, vector.tolist())))
+    store = open_falkordb(tmp_path / "graph.db")
+    store.ensure_schema(EMBEDDER)
+    try:
+        row = {"id": "c0", "text": "chunk", "position": 0, "embedding": vector.tolist()}
+        store.write_rows("contract/merge_chunks", [row])
+        (read,) = store.run_text("MATCH (c:Chunk {id: 'c0'}) RETURN c.embedding AS v").records()
+        assert np.array_equal(np.asarray(read["v"], dtype=np.float32), vector)
+    finally:
+        store.close()
+    precise = [0.1 + 1e-15] * (VECTOR_MIN - 1)
+    assert cypher_literal(precise) == "[" + ",".join(map(repr, precise)) + "]"
+    assert cypher_literal([1] * VECTOR_MIN) == "[" + ",".join(["1"] * VECTOR_MIN) + "]"
