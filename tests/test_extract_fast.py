@@ -18,6 +18,7 @@ from graphmind.communities.pipeline import CommunityOptions
 from graphmind.core.errors import ConfigError
 from graphmind.core.recipes import PPR, TRIPLET
 from graphmind.embed import parse_embedder
+from graphmind.embed.base import unit_mean
 from graphmind.embed.hashing import HashingEmbedder
 from graphmind.embed.onnx_provider import OnnxEmbedder
 from graphmind.extract.extractor import ChunkText
@@ -25,6 +26,7 @@ from graphmind.extract.fast import DEFAULT_MODEL, FastExtractor, topic_name
 from graphmind.extract.heuristic import heuristic_response
 from graphmind.extract.normalize import triplet_id
 from graphmind.ingest.build import FAST_COMMUNITIES, run_build
+from graphmind.ingest.embedding import NAME_WEIGHT
 from graphmind.ingest.options import BuildOptions, BuildReport, FactVectors
 from graphmind.ingest.pipeline import BuildPipeline
 from graphmind.llm.client import LLM
@@ -225,14 +227,23 @@ def test_a_weak_fact_carries_its_sentence_as_written() -> None:
     )
 
 
-@needs_model
-def test_a_weak_facts_vector_is_read_from_its_chunks_pass(
-    open_store: StoreFactory, passages: Path
-) -> None:
+OnnxStore = tuple[GraphStore, OnnxEmbedder]
+
+
+@pytest.fixture
+def onnx_store(open_store: StoreFactory) -> OnnxStore:
+    """A store with the schema of the ONNX embedder, and that embedder."""
     store = open_store()
     spec = parse_embedder("onnx:all-MiniLM-L6-v2")
     store.ensure_schema(spec)
-    embedder = OnnxEmbedder(spec)
+    return store, OnnxEmbedder(spec)
+
+
+@needs_model
+def test_a_weak_facts_vector_is_read_from_its_chunks_pass(
+    onnx_store: OnnxStore, passages: Path
+) -> None:
+    store, embedder = onnx_store
 
     def built(fact_vectors: FactVectors) -> tuple[BuildReport, dict[tuple[str, str], Any]]:
         options = BuildOptions(extract="fast", communities=False, fact_vectors=fact_vectors)
@@ -252,15 +263,27 @@ def test_a_weak_facts_vector_is_read_from_its_chunks_pass(
     assert text.endswith(sentence)
     _, (read,) = embedder.embed_spans([text], [[(text.index(sentence), len(text))]])
     assert read[0] is not None
+    names = {
+        str(r["n"]): list(r["v"])
+        for r in store.run_text(
+            "MATCH (e:Entity) WHERE e.name IN ['Otto Hahn', 'Berlin'] "
+            "RETURN e.name AS n, e.embedding AS v"
+        ).records()
+    }
+    joined = unit_mean([names["Otto Hahn"], names["Berlin"]])
+    assert joined is not None
+    expected = unit_mean([read[0], joined], [1.0, NAME_WEIGHT])
+    assert expected is not None
     weak = vectors[("Otto Hahn", "Berlin")]  # "Otto Hahn in Berlin": no verb between
-    assert cosine(weak, read[0]) > 0.9999
+    assert cosine(weak, expected) > 0.9999  # the sentence, and which two names it joins
+    assert cosine(weak, read[0]) < 0.99
     assert report.sentence_vectors > 0
     strong = vectors[("Zombie Hunter", "Kevin King")]  # "directed by": its own text
     (own,) = embedder.embed(["Zombie Hunter directed by Kevin King"])
     assert cosine(strong, own) > 0.9999
 
     store.wipe()
-    store.ensure_schema(spec)
+    store.ensure_schema(embedder.spec)
     texts, by_text = built("text")  # each fact embedded on its own, one pass more for each
     assert texts.sentence_vectors == 0
     assert texts.embedded_texts == report.embedded_texts + report.sentence_vectors
@@ -271,12 +294,9 @@ def test_a_weak_facts_vector_is_read_from_its_chunks_pass(
 
 @needs_model
 def test_a_weak_fact_beyond_what_the_model_reads_is_embedded_as_its_text(
-    open_store: StoreFactory, tmp_path: Path
+    onnx_store: OnnxStore, tmp_path: Path
 ) -> None:
-    store = open_store()
-    spec = parse_embedder("onnx:all-MiniLM-L6-v2")
-    store.ensure_schema(spec)
-    embedder = OnnxEmbedder(spec)
+    store, embedder = onnx_store
     filler = "The painter kept a small studio and worked there every day. " * 30
     path = tmp_path / "long.json"
     passage = {"title": "Tom Copping", "text": filler + "He later lived in Ulm, Germany."}

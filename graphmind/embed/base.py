@@ -175,6 +175,24 @@ def normalize(vector: list[float]) -> list[float]:
     return [x / norm for x in vector]
 
 
+def unit_mean(
+    vectors: Sequence[Sequence[float]], weights: Sequence[float] | None = None
+) -> list[float] | None:
+    """The (weighted) mean of ``vectors`` scaled to unit length: what several vectors say
+    together; None for no vectors or a zero or non-finite mean."""
+    import numpy as np
+
+    if not vectors:
+        return None
+    rows = np.asarray(vectors, dtype=np.float64)
+    mean = np.average(rows, axis=0, weights=weights)
+    norm = float(np.linalg.norm(mean))
+    if not np.isfinite(norm) or norm == 0.0:
+        return None
+    result: list[float] = (mean / norm).tolist()
+    return result
+
+
 def check_dimension(spec: EmbedderSpec, vector: Sequence[float]) -> list[float]:
     """``vector`` as a list, or a ConfigError naming both dimensions when it has the wrong size."""
     if len(vector) != spec.dimension:

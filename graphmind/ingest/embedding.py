@@ -4,10 +4,11 @@ their chunk's pass instead of one of their own.
 A weak fact of ``--extract fast`` (two names in one sentence, no verb between them:
 "Ulm related to Germany", the document's topic "related to" what its sentences name)
 is most of a fast graph's triplets (69 % on 2Wiki passages). With ``[build] fact_vectors
-= "sentence"`` (not the default: docs/extract-fast.md) its vector is instead the mean
-of the chunk's last hidden states over its sentence (late chunking): what the sentence
-says, read in the context of the chunk, with no pass of its own. The chunk's own
-vector is the same either way.
+= "sentence"`` its vector is instead the mean of the chunk's last hidden states over its
+sentence (late chunking: what the sentence says, read in the context of the chunk, with
+no pass of its own), joined with the mean of its two names' vectors (which two names it
+joins, from vectors the build has anyway): ``join_names``. The chunk's own vector is
+the same either way.
 """
 
 from __future__ import annotations
@@ -17,13 +18,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graphmind.embed.base import SpanEmbedder
+from graphmind.embed.base import SpanEmbedder, unit_mean
 from graphmind.store.base import iter_batches
 
 if TYPE_CHECKING:
     from graphmind.embed import Embedder
 
 EMBED_BATCH = 256  # texts per embedder call
+# a weak fact's names against its sentence: on LoCoMo's conversation, where every turn
+# names the same two speakers, the sentence alone lost recall (docs/extract-fast.md)
+NAME_WEIGHT = 2.0
 Target = tuple[dict[str, Any], str]  # a write row's item, and the text it is embedded as
 
 
@@ -102,3 +106,22 @@ def _embed(
         if on_batch is not None:
             on_batch(len(batch))
     return vectors
+
+
+def join_names(reads: Sequence[SentenceRead], entity_vectors: Mapping[str, Sequence[float]]) -> int:
+    """Each read fact's vector becomes what its sentence says and which two names it
+    joins: the unit mean of its sentence's vector and, ``NAME_WEIGHT`` times, the unit
+    mean of its two names' vectors (``entity_vectors`` by entity id). A fact with a name
+    not in ``entity_vectors`` keeps its sentence's vector. Returns how many were joined."""
+    joined = 0
+    for read in reads:
+        ends = [entity_vectors.get(read.item[k]) for k in ("subject_id", "object_id")]
+        sentence = read.item.get("embedding")
+        if sentence is None or ends[0] is None or ends[1] is None:
+            continue
+        names = unit_mean([ends[0], ends[1]])
+        vector = unit_mean([sentence, names], [1.0, NAME_WEIGHT]) if names else None
+        if vector is not None:
+            read.item["embedding"] = vector
+            joined += 1
+    return joined

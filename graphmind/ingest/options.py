@@ -29,8 +29,9 @@ class BuildOptions:
     ``extract``: ``llm`` (an LLM call per chunk), ``fast`` (spaCy, no LLM: the pipeline
     package ``fast_model``), ``none`` (chunk-only) or ``auto`` (``auto_extract``);
     ``fact_vectors``: a weak fact of ``fast`` (two names in a sentence, no verb between)
-    is read from its chunk's pass over its sentence (``sentence``) or embedded as its own
-    text (``text``; see ``graphmind.ingest.embedding``);
+    is read from its chunk's pass over its sentence and joined with its two names'
+    vectors (``sentence``) or embedded as its own text (``text``; see
+    ``graphmind.ingest.embedding``);
     ``communities``: recompute communities and PageRank when entities changed;
     ``layers``: optional layers (``episodic``: sliding-window narrative summaries)."""
 
@@ -44,7 +45,7 @@ class BuildOptions:
     limit: int | None = None
     same_as_similarity: float = 0.92
     same_as_name_ratio: float = 0.85
-    fact_vectors: FactVectors = "text"
+    fact_vectors: FactVectors = "sentence"
     communities: bool = True
     layers: tuple[Layer, ...] = ()
 

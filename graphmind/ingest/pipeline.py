@@ -45,7 +45,7 @@ from graphmind.extract.fast import FastExtractor
 from graphmind.extract.writer import new_graph_items
 from graphmind.ingest.chunking import MIN_CHUNK_TOKENS, Chunk, chunk_text
 from graphmind.ingest.decoding import clean_text
-from graphmind.ingest.embedding import SentenceRead, embed_texts, sentence_reads
+from graphmind.ingest.embedding import SentenceRead, embed_texts, join_names, sentence_reads
 from graphmind.ingest.linking import EXACT_LINK_LIMIT, LINK_BATCH, same_as_pairs
 from graphmind.ingest.loaders import LoadFailure, SourceDocument, load_paths
 from graphmind.ingest.options import (
@@ -111,6 +111,8 @@ class BuildPipeline:
         # entity vectors this build embedded (float32), for the link stage's exact search
         # to read only the others; dropped when the store outgrows the exact search
         self._entity_vectors: dict[str, array[float]] | None = {}
+        # the last batch's, whose write may be in flight: a weak fact's names (see embed)
+        self._last_entities: dict[str, Sequence[float]] = {}
 
     def _extract_mode(self) -> str:
         """What each document records as its ``extract_mode``: ``none``,
@@ -331,12 +333,45 @@ class BuildPipeline:
                 unique += more
             for target, text in [*chunks, *graph]:
                 target["embedding"] = vectors[text]
+            taken = {id(r.item) for r in missed}
+            read = [r for r in reads if id(r.item) not in taken]
+            if read:
+                join_names(read, self._name_vectors(rows, read))
             self.report.embedded_texts += len(unique)
-            self.report.sentence_vectors += len(reads) - len(missed)
+            self.report.sentence_vectors += len(read)
             self._keep_entity_vectors(rows)
 
+    def _name_vectors(
+        self, rows: list[dict[str, Any]], reads: Sequence[SentenceRead]
+    ) -> dict[str, Sequence[float]]:
+        """The vectors of the entities the reads' facts join: this batch's, the last
+        batch's (its write may be in flight), the others this build embedded, and the
+        store's for the rest."""
+        wanted = {r.item[k] for r in reads for k in ("subject_id", "object_id")}
+        found: dict[str, Sequence[float]] = {
+            e["id"]: e["embedding"]
+            for row in rows
+            for e in row["entities"]
+            if e["id"] in wanted and e["embedding"] is not None
+        }
+        for known in (self._last_entities, self._entity_vectors or {}):
+            found.update({i: known[i] for i in wanted - found.keys() if i in known})
+        rest = sorted(wanted - found.keys())
+        for batch in iter_batches(rest, LINK_BATCH):
+            for r in self.store.run("build/entity_vectors", {"ids": batch}):
+                if r["embedding"] is not None:
+                    found[r["id"]] = r["embedding"]
+        return found
+
     def _keep_entity_vectors(self, rows: list[dict[str, Any]]) -> None:
-        """Remember the entity vectors just embedded (up to the exact search's limit)."""
+        """Remember the entity vectors just embedded: the batch's, and this build's up to
+        the exact search's limit."""
+        self._last_entities = {
+            e["id"]: e["embedding"]
+            for row in rows
+            for e in row["entities"]
+            if e["embedding"] is not None
+        }
         kept = self._entity_vectors
         if kept is None:
             return
