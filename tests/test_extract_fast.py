@@ -314,3 +314,39 @@ def test_a_weak_fact_beyond_what_the_model_reads_is_embedded_as_its_text(
     (own,) = embedder.embed([str(rows[0]["text"])])
     assert cosine(list(rows[0]["v"]), own) > 0.9999
     assert report.sentence_vectors == 0
+
+
+@needs_model
+def test_a_weak_fact_joins_a_name_an_earlier_build_embedded(
+    onnx_store: OnnxStore, tmp_path: Path
+) -> None:
+    """Germany is embedded by the first build only: the second build's weak fact
+    (Munich, Germany) reads its vector from the store to join the two names."""
+    store, embedder = onnx_store
+    options = BuildOptions(extract="fast", communities=False)
+    passages = [
+        ("Tom Copping", "Tom Copping is a painter. His studio is in Ulm, Germany, near the river."),
+        ("Anna Berg", "Anna Berg is a sculptor. Her workshop is in Munich, Germany, by a park."),
+    ]
+    reports = []
+    for i, (title, text) in enumerate(passages):
+        path = tmp_path / f"p{i}.json"
+        path.write_text(json.dumps([{"title": title, "text": text}]), encoding="utf-8")
+        reports.append(BuildPipeline(store, embedder, None, options).run([str(path)]))
+    assert reports[1].sentence_vectors > 0
+    (row,) = store.run_text(
+        "MATCH (s:Entity {name: 'Munich'})<-[:SUBJECT]-(t:Triplet)-[:OBJECT]->(o:Entity "
+        "{name: 'Germany'}) RETURN t.embedding AS v, s.embedding AS s, o.embedding AS o"
+    ).records()
+    (chunk,) = store.run_text(
+        "MATCH (c:Chunk)-[:PART_OF]->(:Document {title: 'Anna Berg'}) RETURN c.text AS t"
+    ).records()
+    text = str(chunk["t"])
+    sentence = "Her workshop is in Munich, Germany, by a park."
+    _, (read,) = embedder.embed_spans([text], [[(text.index(sentence), len(text))]])
+    assert read[0] is not None
+    names = unit_mean([list(row["s"]), list(row["o"])])
+    assert names is not None
+    expected = unit_mean([read[0], names], [1.0, NAME_WEIGHT])
+    assert expected is not None
+    assert cosine(list(row["v"]), expected) > 0.9999
