@@ -108,12 +108,13 @@ def _embed(
     return vectors
 
 
-def join_names(reads: Sequence[SentenceRead], entity_vectors: Mapping[str, Sequence[float]]) -> int:
+def join_names(
+    reads: Sequence[SentenceRead], entity_vectors: Mapping[str, Sequence[float]]
+) -> None:
     """Each read fact's vector becomes what its sentence says and which two names it
     joins: the unit mean of its sentence's vector and, ``NAME_WEIGHT`` times, the unit
     mean of its two names' vectors (``entity_vectors`` by entity id). A fact with a name
-    not in ``entity_vectors`` keeps its sentence's vector. Returns how many were joined."""
-    joined = 0
+    not in ``entity_vectors`` keeps its sentence's vector."""
     for read in reads:
         ends = [entity_vectors.get(read.item[k]) for k in ("subject_id", "object_id")]
         sentence = read.item.get("embedding")
@@ -123,5 +124,3 @@ def join_names(reads: Sequence[SentenceRead], entity_vectors: Mapping[str, Seque
         vector = unit_mean([sentence, names], [1.0, NAME_WEIGHT]) if names else None
         if vector is not None:
             read.item["embedding"] = vector
-            joined += 1
-    return joined

@@ -83,6 +83,17 @@ def same_as_pairs(
     return pairs
 
 
+def read_entity_vectors(store: GraphStore, ids: Sequence[str]) -> dict[str, Any]:
+    """The stored vectors of the entities ``ids`` (those that have one), by id, read
+    ``VECTOR_PAGE`` at a time."""
+    vectors: dict[str, Any] = {}
+    for batch in iter_batches(list(ids), VECTOR_PAGE):
+        for r in store.run("build/entity_vectors", {"ids": batch}):
+            if r["embedding"] is not None:
+                vectors[str(r["id"])] = r["embedding"]
+    return vectors
+
+
 def nearest_entities(
     store: GraphStore,
     ids: Sequence[str],
@@ -113,10 +124,7 @@ def nearest_entities(
         return []
     vectors = {str(r["id"]): known[str(r["id"])] for r in rows if str(r["id"]) in known}
     missing = [str(r["id"]) for r in rows if str(r["id"]) not in vectors]
-    for batch in iter_batches(missing, VECTOR_PAGE):
-        for r in store.run("build/entity_vectors", {"ids": batch}):
-            if r["embedding"] is not None:
-                vectors[str(r["id"])] = r["embedding"]
+    vectors.update(read_entity_vectors(store, missing))
     rows = [r for r in rows if str(r["id"]) in vectors]  # deleted since the first read
     if not rows:
         return []

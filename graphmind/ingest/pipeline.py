@@ -46,7 +46,12 @@ from graphmind.extract.writer import new_graph_items
 from graphmind.ingest.chunking import MIN_CHUNK_TOKENS, Chunk, chunk_text
 from graphmind.ingest.decoding import clean_text
 from graphmind.ingest.embedding import SentenceRead, embed_texts, join_names, sentence_reads
-from graphmind.ingest.linking import EXACT_LINK_LIMIT, LINK_BATCH, same_as_pairs
+from graphmind.ingest.linking import (
+    EXACT_LINK_LIMIT,
+    LINK_BATCH,
+    read_entity_vectors,
+    same_as_pairs,
+)
 from graphmind.ingest.loaders import LoadFailure, SourceDocument, load_paths
 from graphmind.ingest.options import (
     DEFAULT_CHUNK_SIZE,
@@ -335,50 +340,40 @@ class BuildPipeline:
                 target["embedding"] = vectors[text]
             taken = {id(r.item) for r in missed}
             read = [r for r in reads if id(r.item) not in taken]
+            embedded = {
+                e["id"]: e["embedding"]
+                for row in rows
+                for e in row["entities"]
+                if e["embedding"] is not None
+            }
             if read:
-                join_names(read, self._name_vectors(rows, read))
+                join_names(read, self._name_vectors(embedded, read))
             self.report.embedded_texts += len(unique)
             self.report.sentence_vectors += len(read)
-            self._keep_entity_vectors(rows)
+            self._keep_entity_vectors(embedded)
 
     def _name_vectors(
-        self, rows: list[dict[str, Any]], reads: Sequence[SentenceRead]
+        self, embedded: Mapping[str, Sequence[float]], reads: Sequence[SentenceRead]
     ) -> dict[str, Sequence[float]]:
-        """The vectors of the entities the reads' facts join: this batch's, the last
-        batch's (its write may be in flight), the others this build embedded, and the
-        store's for the rest."""
+        """The vectors of the entities the reads' facts join: this batch's
+        (``embedded``), the last batch's (its write may be in flight), the others this
+        build embedded, and the store's for the rest."""
         wanted = {r.item[k] for r in reads for k in ("subject_id", "object_id")}
-        found: dict[str, Sequence[float]] = {
-            e["id"]: e["embedding"]
-            for row in rows
-            for e in row["entities"]
-            if e["id"] in wanted and e["embedding"] is not None
-        }
-        for known in (self._last_entities, self._entity_vectors or {}):
+        found: dict[str, Sequence[float]] = {}
+        for known in (embedded, self._last_entities, self._entity_vectors or {}):
             found.update({i: known[i] for i in wanted - found.keys() if i in known})
-        rest = sorted(wanted - found.keys())
-        for batch in iter_batches(rest, LINK_BATCH):
-            for r in self.store.run("build/entity_vectors", {"ids": batch}):
-                if r["embedding"] is not None:
-                    found[r["id"]] = r["embedding"]
+        found.update(read_entity_vectors(self.store, sorted(wanted - found.keys())))
         return found
 
-    def _keep_entity_vectors(self, rows: list[dict[str, Any]]) -> None:
-        """Remember the entity vectors just embedded: the batch's, and this build's up to
-        the exact search's limit."""
-        self._last_entities = {
-            e["id"]: e["embedding"]
-            for row in rows
-            for e in row["entities"]
-            if e["embedding"] is not None
-        }
+    def _keep_entity_vectors(self, embedded: dict[str, Sequence[float]]) -> None:
+        """Remember the entity vectors just embedded (by id): the batch's, and this
+        build's up to the exact search's limit."""
+        self._last_entities = embedded
         kept = self._entity_vectors
         if kept is None:
             return
-        for row in rows:
-            for entity in row["entities"]:
-                if entity["embedding"] is not None:
-                    kept[entity["id"]] = array("f", entity["embedding"])
+        for entity, vector in embedded.items():
+            kept[entity] = array("f", vector)
         if len(kept) > EXACT_LINK_LIMIT:
             self._entity_vectors = None
 
