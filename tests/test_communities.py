@@ -10,6 +10,7 @@ import pytest
 
 from buildkit import HASH_SPEC, build, dump, provider_of, scripted_llm
 from conftest import StoreFactory
+from graphmind.communities import context
 from graphmind.communities.algorithms import hierarchical_leiden, leiden_partition, modularity
 from graphmind.communities.centrality import personalized_pagerank_ranking
 from graphmind.communities.pipeline import (
@@ -138,6 +139,63 @@ def test_without_llm_summaries_fall_back_to_names(clustered: tuple[GraphStore, L
     assert stats.summarised == 0 and stats.new == 2
     statuses = store.run_text("MATCH (c:Community) RETURN DISTINCT c.summary_status AS s").records()
     assert statuses == [{"s": "names"}]
+
+
+# one community's context as a single query read it before contexts were read in groups
+ONE_CONTEXT = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+WITH e ORDER BY coalesce(e.pagerank, 0.0) DESC, e.id
+LIMIT $max_entities
+WITH collect(e) AS members
+UNWIND members AS a
+OPTIONAL MATCH (a)-[r:RELATED]->(b:Entity)
+WHERE b IN members
+WITH members, a, b, r ORDER BY r.weight DESC, a.id, b.id
+WITH members, collect(CASE WHEN r IS NULL THEN []
+  ELSE [{subject: a.name, predicate: r.predicate, object: b.name, weight: r.weight}] END) AS found
+WITH members, reduce(rels = [], x IN found | rels + x) AS rels
+RETURN [m IN members | {name: m.name, type: m.type, description: m.description}] AS entities,
+       rels[0..$max_relations] AS relations
+"""
+
+
+def test_contexts_read_in_groups_match_one_community_at_a_time(
+    clustered: tuple[GraphStore, LLM], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = clustered
+    # distinct scores, so that both readings rank members the same way (FalkorDB returns
+    # doubles to 15 digits: PageRank's near-ties would order by id in one and not the other)
+    names = sorted(CLUSTERS["a"] + CLUSTERS["b"])
+    store._execute(
+        "UNWIND $names AS name MATCH (e:Entity {name: name}) SET e.pagerank = $score[name]",
+        {"names": names, "score": {n: (i * 7 % 10) / 10 for i, n in enumerate(names)}},
+        write=True,
+    )
+    ids = {
+        r["name"]: r["id"]
+        for r in store.run_text("MATCH (e:Entity) RETURN e.name AS name, e.id AS id").records()
+    }
+    everyone = [ids[n] for n in CLUSTERS["a"] + CLUSTERS["b"]]
+    groups = [[ids[n] for n in CLUSTERS["a"]], [ids[n] for n in CLUSTERS["b"]], everyone]
+    for bound in (6, 2000):  # one group per community, and all of them in one
+        monkeypatch.setattr(context, "GROUP_MEMBERS", bound)
+        for max_entities, max_relations in ((30, 40), (3, 2)):
+            got = context.community_contexts(store, groups, max_entities, max_relations)
+            for members, found in zip(groups, got, strict=True):
+                params = {
+                    "ids": members,
+                    "max_entities": max_entities,
+                    "max_relations": max_relations,
+                }
+                want = store.run_text(ONE_CONTEXT, params).records()[0]
+                assert found == want
+    top = context.community_contexts(store, [everyone], 3, 40)[0]
+    assert [e["name"] for e in top["entities"]] == ["Beth Bond", "Arthur Ash", "Agnes Alder"]
+    # of their relations, only the one between two of the three
+    assert [(r["subject"], r["object"]) for r in top["relations"]] == [
+        ("Arthur Ash", "Agnes Alder")
+    ]
 
 
 def test_personalized_pagerank_ranks_the_seed_cluster_first(

@@ -6,7 +6,7 @@ GDS on Neo4j when the plugin is there; igraph on a projection read by Cypher oth
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graphmind.communities.algorithms import DAMPING, pagerank, personalized_pagerank
@@ -42,18 +42,26 @@ def drop_gds_projection(store: GraphStore) -> None:
     store.run("community/gds_drop", {"graph": GDS_GRAPH}, write=True)
 
 
-def store_pagerank(store: GraphStore, projection: Projection | None, scale: float = 1.0) -> str:
-    """Compute PageRank and write it onto the entities; returns the algorithm used.
-    ``scale`` multiplies the scores (a region's, on the whole graph's scale)."""
+def entity_pagerank(
+    store: GraphStore, projection: Projection | None, scale: float = 1.0
+) -> tuple[str, dict[str, float] | None]:
+    """The algorithm used and the entities' PageRank scores, times ``scale`` (a region's,
+    on the whole graph's scale). GDS computes and writes them in the store (no scores
+    come back); otherwise igraph computes them here on ``projection`` (read when None),
+    for ``write_pagerank``."""
     if store.has_gds():
         ensure_gds_projection(store)
         store.run("community/gds_pagerank", {"graph": GDS_GRAPH, "damping": DAMPING}, write=True)
-        return "gds.pageRank"
+        return "gds.pageRank", None
     graph = projection or store.read_projection("community/entity_projection")
     scores = pagerank(graph, damping=DAMPING)
-    rows = [{"id": node, "score": score * scale} for node, score in sorted(scores.items())]
+    return "igraph pagerank", {node: score * scale for node, score in scores.items()}
+
+
+def write_pagerank(store: GraphStore, scores: Mapping[str, float]) -> None:
+    """Store the scores on their entities (unchanged ones are not written again)."""
+    rows = [{"id": node, "score": score} for node, score in sorted(scores.items())]
     store.write_rows("community/set_pagerank", rows, batch_size=PAGERANK_BATCH)
-    return "igraph pagerank"
 
 
 def personalized_pagerank_ranking(

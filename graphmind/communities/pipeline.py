@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -17,8 +18,10 @@ from graphmind.communities.centrality import (
     GDS_GRAPH,
     drop_gds_projection,
     ensure_gds_projection,
-    store_pagerank,
+    entity_pagerank,
+    write_pagerank,
 )
+from graphmind.communities.context import community_contexts
 from graphmind.communities.episodes import cap
 from graphmind.communities.incremental import (
     attach,
@@ -184,14 +187,18 @@ def build_communities(
         stats.levels[p.level] = stats.levels.get(p.level, 0) + 1
 
     t0, c0 = time.perf_counter(), time.process_time()
+    scores: dict[str, float] | None = None  # None: GDS wrote them, or none changed
     if region is not None:  # the region's scores, on the whole graph's scale
         scale = len(region.entities) / max(1, region.total)
         stats.pagerank = "kept (no entity partitioned again)"
         if region.entities:
-            stats.pagerank = store_pagerank(store, projection, scale=scale)
+            stats.pagerank, scores = entity_pagerank(store, projection, scale=scale)
     else:
         related = projection if opts.projection == "related" else None
-        stats.pagerank = store_pagerank(store, related)
+        stats.pagerank, scores = entity_pagerank(store, related)
+    beside = bool(scores) and store.concurrent
+    if scores and not beside:
+        write_pagerank(store, scores)
     stats.seconds["pagerank"] = time.perf_counter() - t0
     stats.cpu_seconds["pagerank"] = time.process_time() - c0
 
@@ -199,8 +206,17 @@ def build_communities(
     todo = [p for p in planned if not (p.id in existing and existing[p.id]["summarised"])]
     stats.new, stats.unchanged = len(todo), len(planned) - len(todo)
     t0, c0 = time.perf_counter(), time.process_time()
-    summariser = llm if opts.summarize else None
-    rows = _summarise(store, embedder, summariser, todo, opts, stats, progress)
+    members = [p.members for p in todo]
+    contexts = community_contexts(store, members, opts.max_entities, opts.max_relations, scores)
+    # where the store takes a write beside this thread's work, the scores are written
+    # (the server re-indexes each entity's vector on FalkorDB) while summaries are
+    # written and embedded
+    with ThreadPoolExecutor(1, thread_name_prefix="graphmind-pagerank") as side:
+        writing = side.submit(write_pagerank, store, scores) if beside and scores else None
+        summariser = llm if opts.summarize else None
+        rows = _summarise(embedder, summariser, todo, contexts, stats, progress)
+        if writing is not None:
+            writing.result()
     stats.seconds["summarise"] = time.perf_counter() - t0
     stats.cpu_seconds["summarise"] = time.process_time() - c0
 
@@ -288,26 +304,15 @@ def _plan(communities: list[Community], min_size: int) -> list[_Planned]:
 
 
 def _summarise(
-    store: GraphStore,
     embedder: Embedder,
     llm: LLM | None,
     todo: list[_Planned],
-    opts: CommunityOptions,
+    contexts: list[dict[str, Any]],
     stats: CommunityStats,
     progress: Progress | None,
 ) -> list[dict[str, Any]]:
-    """Summaries (LLM, or the member names when there is none), embedded, as write rows."""
-    contexts = []
-    for p in todo:
-        context = store.run(
-            "community/community_context",
-            {
-                "ids": list(p.members),
-                "max_entities": opts.max_entities,
-                "max_relations": opts.max_relations,
-            },
-        )
-        contexts.append(context[0] if context else {"entities": [], "relations": []})
+    """Summaries (LLM, or the member names when there is none) of ``todo`` from their
+    ``contexts``, embedded, as write rows."""
     reports: list[CommunityReport | None] = [None] * len(todo)
     if llm is not None and todo:
         if progress is not None:

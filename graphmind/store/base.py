@@ -93,9 +93,7 @@ class GraphStore(Closing, ABC):
 
     backend: Backend
     # whether another thread may write while this one reads: the build then writes a
-    # batch while it embeds the next. The embedded store writes in turn: its second
-    # connection once kept the server alive after close (close() now drops the pool
-    # first), and overlap there has not been measured since
+    # batch while it extracts and embeds the next (both stores do)
     concurrent: bool = False
     location: str
     _write_turn: threading.Lock | None = None  # set by ``serialize_writes``

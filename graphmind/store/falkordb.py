@@ -71,6 +71,10 @@ class FalkorDBLiteStore(GraphStore):
     """A graph in one local file, served by an embedded FalkorDB process we own."""
 
     backend = "falkordb"
+    # the client's pool gives each thread its own connection (close() drops the pool
+    # first); the build writes a batch while the next one is parsed, and the server's
+    # vector indexing of that write no longer waits for it
+    concurrent = True
 
     def __init__(
         self,
