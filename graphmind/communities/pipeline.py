@@ -196,8 +196,8 @@ def build_communities(
     else:
         related = projection if opts.projection == "related" else None
         stats.pagerank, scores = entity_pagerank(store, related)
-    beside = bool(scores) and store.concurrent
-    if scores and not beside:
+    beside = scores if scores and store.concurrent else None  # written beside, below
+    if scores and beside is None:
         write_pagerank(store, scores)
     stats.seconds["pagerank"] = time.perf_counter() - t0
     stats.cpu_seconds["pagerank"] = time.process_time() - c0
@@ -212,7 +212,7 @@ def build_communities(
     # (the server re-indexes each entity's vector on FalkorDB) while summaries are
     # written and embedded
     with ThreadPoolExecutor(1, thread_name_prefix="graphmind-pagerank") as side:
-        writing = side.submit(write_pagerank, store, scores) if beside and scores else None
+        writing = side.submit(write_pagerank, store, beside) if beside else None
         summariser = llm if opts.summarize else None
         rows = _summarise(embedder, summariser, todo, contexts, stats, progress)
         if writing is not None:
